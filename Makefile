@@ -1,0 +1,34 @@
+# The README's two commands are `make demo` and `make test`; both work on a
+# fresh machine with only Python 3.11+ and pip.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+BENCH_VENV ?= .venv-bench
+PYTEST_ARGS ?=
+
+.PHONY: test demo bench install venv clean
+
+$(BIN)/.installed: pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	touch $@
+
+venv: $(BIN)/.installed
+
+test: $(BIN)/.installed
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+demo: $(BIN)/.installed
+	$(BIN)/python scripts/demo.py
+
+# Peers (PyYAML, jsonschema, croniter) live only in the bench environment.
+bench:
+	test -x $(BENCH_VENV)/bin/python || $(PYTHON) -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/python -m pip install --quiet --disable-pip-version-check . -r bench/requirements.txt
+	$(BENCH_VENV)/bin/python bench/run_all.py
+
+install:
+	$(PYTHON) -m pip install .
+
+clean:
+	rm -rf $(VENV) $(BENCH_VENV) build dist *.egg-info

@@ -1,0 +1,93 @@
+"""``alice workspace init|list|show|remove``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from ._dispatch import Context, add_verb
+
+
+def register(sub, common) -> None:
+    group = sub.add_parser(
+        "workspace", help="create, list, show and remove workspaces",
+        description="Workspaces are directories with an .alice/ folder, registered in "
+                    "$OPENALICE_HOME/workspaces.json. Removing one only unregisters it: "
+                    "no file is ever deleted.",
+        epilog="examples:\n  alice workspace init ~/work/notes --label Notes\n"
+               "  alice workspace list --json\n  alice workspace remove notes\n",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    verbs = group.add_subparsers(dest="workspace_verb", metavar="VERB", required=True)
+
+    p = add_verb(verbs, "init", cmd_init, common=common,
+                 help="create (or adopt) a workspace and register it; idempotent",
+                 examples="  alice workspace init                 # the current directory\n"
+                          "  alice workspace init ~/work/desk --template chat --label Desk")
+    p.add_argument("path", nargs="?", default=".", help="the workspace directory (default: .)")
+    p.add_argument("--template", choices=("blank", "chat"), default="blank",
+                   help="workspace template (default: blank)")
+    p.add_argument("--label", help="a human name (default: the directory name)")
+
+    add_verb(verbs, "list", cmd_list, common=common, help="list registered workspaces",
+             examples="  alice workspace list\n  alice workspace list --json")
+
+    p = add_verb(verbs, "show", cmd_show, common=common, help="show one workspace",
+                 examples="  alice workspace show notes\n  alice workspace show ~/work/notes --json")
+    p.add_argument("workspace", metavar="ID|PATH", nargs="?",
+                   help="workspace id or path (default: the one containing the cwd)")
+
+    p = add_verb(verbs, "remove", cmd_remove, common=common,
+                 help="unregister a workspace (its files are never deleted)",
+                 examples="  alice workspace remove notes")
+    p.add_argument("workspace", metavar="ID|PATH")
+
+
+def _describe(ws) -> dict:
+    record = ws.record()
+    record["available"] = os.path.isdir(os.path.join(ws.path, ".alice"))
+    return record
+
+
+def cmd_init(args: argparse.Namespace, ctx: Context) -> int:
+    from openalice import workspaces
+
+    ws, created = workspaces.init(args.path, template=args.template, label=args.label, now=ctx.now())
+    data = {"workspace": _describe(ws), "created": created}
+    verb = "created" if created else "already registered"
+    ctx.emit(data, lambda d: f"{verb}: {ws.id} ({ws.path})")
+    return 0
+
+
+def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
+    from openalice import workspaces
+    from openalice.core.output import table
+
+    items = [_describe(ws) for ws in workspaces.list_workspaces()]
+
+    def human(data: dict) -> str:
+        if not data["workspaces"]:
+            return "no workspaces registered (create one with 'alice workspace init PATH')"
+        rows = [[w["id"], w["label"], w["template"], w["path"] + ("" if w["available"] else "  (missing)")]
+                for w in data["workspaces"]]
+        return table(rows, ["ID", "LABEL", "TEMPLATE", "PATH"])
+
+    ctx.emit({"workspaces": items}, human)
+    return 0
+
+
+def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
+    from openalice import workspaces
+
+    ws = workspaces.resolve(args.workspace)
+    data = {"workspace": _describe(ws)}
+    ctx.emit(data, lambda d: "\n".join(f"{k}: {v}" for k, v in d["workspace"].items()))
+    return 0
+
+
+def cmd_remove(args: argparse.Namespace, ctx: Context) -> int:
+    from openalice import workspaces
+
+    ws = workspaces.remove(args.workspace)
+    ctx.emit({"workspace": _describe(ws), "removed": True},
+             lambda d: f"unregistered: {ws.id} (files left in {ws.path})")
+    return 0

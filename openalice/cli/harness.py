@@ -1,0 +1,33 @@
+"""``alice-harness``: skills, guidance, stickers and Studio around workspaces."""
+
+from __future__ import annotations
+
+from ._run import Tool, run
+
+HELP = """\
+usage: alice-harness [--version] [--help] COMMAND [ARGS] [--json]
+
+Versioned skills and guidance injected into workspaces with safe three-way
+upgrades, sticker packs, and supervised Studio web surfaces.
+
+commands:
+  (none in this build: status, upgrade, config, stickers, studio, proxy and
+   source arrive with the harness capability)
+
+options:
+  -h, --help   show help
+  --version    print the version
+
+exit codes: 0 ok, 1 operational failure, 2 usage or invalid input,
+            3 unavailable or busy, 4 forbidden
+"""
+
+TOOL = Tool(name="alice-harness", help=HELP, verbs={})
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run(TOOL, argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,57 @@
+"""The injected clock and the one ISO 8601 format.
+
+``ALICE_NOW`` (ISO 8601 with an offset) freezes the clock for tests and
+replays; only the CLI layer asks :func:`now`, domain functions take ``now`` as
+an argument.  Instants are written as UTC with a ``Z`` suffix.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime, timezone
+
+from .errors import InvalidInput
+
+__all__ = ["now", "parse_instant", "to_iso", "to_ms", "from_ms"]
+
+
+def parse_instant(text: str, *, field: str | None = None, file: object = None) -> datetime:
+    """Parse an ISO 8601 instant; it must carry an offset (``Z`` or ``±HH:MM``)."""
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidInput("expected an ISO 8601 instant with an offset", field=field, file=file,
+                           code="bad_instant")
+    try:
+        value = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise InvalidInput(f"not an ISO 8601 instant: {text!r}", field=field, file=file,
+                           code="bad_instant") from None
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise InvalidInput(f"instant needs an offset such as Z or +01:00: {text!r}", field=field,
+                           file=file, code="bad_instant")
+    return value.astimezone(timezone.utc)
+
+
+def now() -> datetime:
+    """The current instant (aware, UTC), or ``ALICE_NOW`` when set."""
+    frozen = os.environ.get("ALICE_NOW")
+    if frozen:
+        return parse_instant(frozen, field="ALICE_NOW")
+    return datetime.now(timezone.utc)
+
+
+def to_iso(value: datetime) -> str:
+    """``2026-11-30T09:00:00Z`` (milliseconds only when present)."""
+    value = value.astimezone(timezone.utc)
+    if value.microsecond:
+        text = value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
+    else:
+        text = value.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return text
+
+
+def to_ms(value: datetime) -> int:
+    return int(value.timestamp() * 1000)
+
+
+def from_ms(ms: int) -> datetime:
+    return datetime.fromtimestamp(ms / 1000, timezone.utc)

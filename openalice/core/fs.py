@@ -1,0 +1,299 @@
+"""Atomic file writes, strict reads, locked read-modify-write, temp sweeping.
+
+Every state file in the toolkit is written here and nowhere else:
+
+1. a temp file is created in the target's own directory (``.tmp-<name>.*``,
+   born 0600 by ``mkstemp``), written and fsynced;
+2. its mode is set (kept from the old file, or the one asked for);
+3. ``os.replace`` swaps it over the target atomically;
+4. the directory is fsynced so the rename itself survives a power cut.
+
+A crash at any point leaves either the old file or the new one, plus at worst a
+stray temp file that :func:`sweep_temp_files` removes later.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import tempfile
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from . import locks
+from .errors import InvalidInput, NotFound, OperationalError
+
+__all__ = [
+    "TEMP_PREFIX", "ensure_dir", "atomic_write_bytes", "atomic_write_text",
+    "atomic_write_json", "dump_json", "read_bytes", "read_text", "read_json",
+    "locked_update_json", "locked_file", "sweep_temp_files", "fsync_dir",
+    "create_exclusive", "remove_file",
+]
+
+TEMP_PREFIX = ".tmp-"
+_MISSING = object()   # "raise NotFound"
+_ABSENT = object()    # "tell me it is missing"
+_umask_cache: int | None = None
+
+
+def _umask() -> int:
+    global _umask_cache
+    if _umask_cache is None:
+        current = os.umask(0o022)
+        os.umask(current)
+        _umask_cache = current
+    return _umask_cache
+
+
+def fsync_dir(directory: os.PathLike | str) -> None:
+    """fsync a directory so a rename or create inside it is durable."""
+    try:
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return  # some filesystems refuse; the data itself is already synced
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def ensure_dir(path: os.PathLike | str, mode: int = 0o700) -> Path:
+    """Create ``path`` (and parents) with ``mode`` if missing; return it."""
+    p = Path(path)
+    try:
+        p.mkdir(mode=mode, parents=True, exist_ok=True)
+    except FileExistsError:
+        raise InvalidInput("exists and is not a directory", file=p, code="not_a_directory") from None
+    except OSError as exc:
+        raise OperationalError(f"cannot create directory: {exc.strerror}", file=p) from exc
+    return p
+
+
+def atomic_write_bytes(path: os.PathLike | str, data: bytes, *, mode: int | None = None,
+                       durable: bool = True, dir_mode: int = 0o700) -> None:
+    """Replace ``path`` with ``data`` atomically.
+
+    ``mode`` defaults to the existing file's permissions, else 0666 & ~umask.
+    Secrets pass ``mode=0o600``: the temp file is born 0600, so there is no
+    window in which the content is readable by others.
+    """
+    target = Path(path)
+    directory = target.parent
+    ensure_dir(directory, dir_mode)
+    if mode is None:
+        try:
+            mode = os.stat(target).st_mode & 0o7777
+        except FileNotFoundError:
+            mode = 0o666 & ~_umask()
+        except OSError as exc:
+            raise OperationalError(f"cannot stat: {exc.strerror}", file=target) from exc
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{target.name}.", dir=directory)
+    except OSError as exc:
+        raise OperationalError(f"cannot create temp file: {exc.strerror}", file=target) from exc
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+            if durable:
+                os.fsync(fd)
+            if mode != 0o600:
+                os.fchmod(fd, mode)
+        finally:
+            os.close(fd)
+        os.replace(tmp, target)
+        tmp = None
+    except OSError as exc:
+        raise OperationalError(f"cannot write: {exc.strerror}", file=target) from exc
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+    if durable:
+        fsync_dir(directory)
+
+
+def atomic_write_text(path: os.PathLike | str, text: str, **kwargs: Any) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"), **kwargs)
+
+
+def dump_json(obj: Any, *, indent: int | None = 2) -> str:
+    """The one JSON serialization used for state files: UTF-8, trailing newline."""
+    return json.dumps(obj, indent=indent, ensure_ascii=False) + "\n"
+
+
+def atomic_write_json(path: os.PathLike | str, obj: Any, *, indent: int | None = 2,
+                      **kwargs: Any) -> None:
+    atomic_write_bytes(path, dump_json(obj, indent=indent).encode("utf-8"), **kwargs)
+
+
+def create_exclusive(path: os.PathLike | str, data: bytes, *, mode: int = 0o644) -> bool:
+    """Create ``path`` only if it does not exist yet (durably).  False if it did.
+
+    Written through a temp file and ``os.link`` so a reader never sees a
+    half-written file and an existing one is never replaced.
+    """
+    target = Path(path)
+    ensure_dir(target.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{target.name}.", dir=target.parent)
+    try:
+        try:
+            os.write(fd, data)
+            os.fsync(fd)
+            os.fchmod(fd, mode)
+        finally:
+            os.close(fd)
+        try:
+            os.link(tmp, target)
+        except FileExistsError:
+            return False
+        except OSError as exc:
+            raise OperationalError(f"cannot create: {exc.strerror}", file=target) from exc
+    finally:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+    fsync_dir(target.parent)
+    return True
+
+
+def remove_file(path: os.PathLike | str) -> bool:
+    """Delete a file durably; False if it was already gone."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise OperationalError(f"cannot remove: {exc.strerror}", file=path) from exc
+    fsync_dir(Path(path).parent)
+    return True
+
+
+def read_bytes(path: os.PathLike | str, *, max_bytes: int | None = None,
+               missing: Any = _MISSING) -> bytes | Any:
+    """Read a regular file; ``max_bytes`` refuses larger files before reading."""
+    try:
+        with open(path, "rb") as fh:
+            if max_bytes is not None:
+                size = os.fstat(fh.fileno()).st_size
+                if size > max_bytes:
+                    raise InvalidInput(f"file too large ({size} bytes; limit {max_bytes})",
+                                       file=path, code="too_large")
+            return fh.read()
+    except FileNotFoundError:
+        if missing is not _MISSING:
+            return missing
+        raise NotFound("no such file", file=path) from None
+    except IsADirectoryError:
+        raise InvalidInput("is a directory, not a file", file=path, code="not_regular_file") from None
+    except PermissionError:
+        raise OperationalError("permission denied", file=path, code="permission_denied") from None
+    except OSError as exc:
+        raise OperationalError(f"cannot read: {exc.strerror}", file=path) from exc
+
+
+def read_text(path: os.PathLike | str, *, max_bytes: int | None = None,
+              missing: Any = _MISSING) -> str | Any:
+    data = read_bytes(path, max_bytes=max_bytes, missing=missing)
+    if missing is not _MISSING and data is missing:
+        return missing
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(f"not UTF-8 text (byte {exc.start})", file=path, code="not_utf8") from None
+
+
+def read_json(path: os.PathLike | str, *, missing: Any = _MISSING,
+              max_bytes: int | None = 64 * 1024 * 1024) -> Any:
+    """Strict JSON read.  A malformed file is an error naming the file and the
+    reason (line and column); it is never treated as empty."""
+    data = read_bytes(path, max_bytes=max_bytes, missing=missing)
+    if missing is not _MISSING and data is missing:
+        return missing
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(f"not UTF-8 (byte {exc.start})", file=path, code="malformed_json") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
+                           file=path, code="malformed_json") from None
+    except RecursionError:
+        raise InvalidInput("malformed JSON: nested too deeply", file=path,
+                           code="malformed_json") from None
+
+
+@contextmanager
+def locked_file(path: os.PathLike | str, *, blocking: bool = True,
+                timeout: float | None = None) -> Iterator[locks.Lock]:
+    """Hold the lock that guards ``path`` (its hidden ``.name.lock`` sibling)."""
+    ensure_dir(Path(path).parent)
+    with locks.locked(locks.lock_path_for(path), blocking=blocking, timeout=timeout) as lock:
+        yield lock
+
+
+def locked_update_json(path: os.PathLike | str, update: Callable[[Any], Any], *,
+                       default: Callable[[], Any] | None = None, mode: int | None = None,
+                       validate: Callable[[Any], None] | None = None) -> Any:
+    """Read-modify-write a JSON file under its lock.
+
+    ``update(data)`` returns the new document (or mutates and returns it).  A
+    missing file starts from ``default()``; without ``default`` it is an error.
+    If ``update`` raises, nothing is written.  Returns the written document.
+    """
+    with locked_file(path):
+        if default is None:
+            current = read_json(path)
+        else:
+            current = read_json(path, missing=_ABSENT)
+            if current is _ABSENT:
+                current = default()
+        new = update(current)
+        if new is None:
+            new = current
+        if validate is not None:
+            validate(new)
+        atomic_write_json(path, new, mode=mode)
+        return new
+
+
+def sweep_temp_files(directory: os.PathLike | str, *, older_than: float = 3600.0,
+                     now: float | None = None, recursive: bool = False) -> list[Path]:
+    """Remove ``.tmp-*`` files left by writers that died mid-write.
+
+    Only files older than ``older_than`` seconds go, so a write in flight (which
+    lasts milliseconds) is never disturbed.
+    """
+    root = Path(directory)
+    current = time.time() if now is None else now
+    removed: list[Path] = []
+    pattern = f"**/{TEMP_PREFIX}*" if recursive else f"{TEMP_PREFIX}*"
+    try:
+        candidates = list(root.glob(pattern))
+    except OSError:
+        return removed
+    for candidate in candidates:
+        try:
+            st = candidate.lstat()
+        except OSError:
+            continue
+        if not candidate.is_file() or current - st.st_mtime < older_than:
+            continue
+        try:
+            candidate.unlink()
+            removed.append(candidate)
+        except OSError as exc:
+            if exc.errno != errno.ENOENT:
+                continue
+    return removed

@@ -1,0 +1,339 @@
+"""Append-only JSON Lines files and the sequenced journal built on them.
+
+Writing: each record is serialized to one line and appended with a single
+``write()`` of the whole ``json + "\\n"`` bytes while holding the file's lock.
+Before every append the tail is checked: a last line without its newline is
+the remnant of a writer that died mid-write, and appending after it would glue
+the next record onto the fragment.  The fragment is moved to ``<file>.torn``
+(kept for forensics, never parsed) and the file truncated to its last newline.
+
+Reading: :meth:`JsonlFile.iter_backward` reads fixed-size blocks from the end,
+so the newest N records cost O(N), whatever the file size.  Malformed lines are
+skipped and reported through ``problems``; they never break a listing.
+:class:`Journal` adds a strictly increasing ``seq`` and ``after_seq`` reads that
+bisect the file by byte offset (seq grows with the offset), so reading "what is
+new since N" costs O(log size + page).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from . import fs, locks
+from .errors import OperationalError
+
+__all__ = ["Line", "JsonlFile", "Journal", "BLOCK_SIZE"]
+
+BLOCK_SIZE = 64 * 1024
+
+
+@dataclass(frozen=True)
+class Line:
+    offset: int
+    record: dict
+
+
+class JsonlFile:
+    """An append-only file of JSON objects, one per line."""
+
+    def __init__(self, path: os.PathLike | str, *, durable: bool = True) -> None:
+        self.path = Path(path)
+        self.durable = durable
+        self._problems: dict[int, str] = {}
+
+    # -- writing -----------------------------------------------------------
+
+    @property
+    def lock_path(self) -> Path:
+        return locks.lock_path_for(self.path)
+
+    def lock(self):
+        """The lock every appender holds; callers may hold it across a
+        read-then-append to make the pair atomic."""
+        return fs.locked_file(self.path)
+
+    def append(self, record: dict) -> dict:
+        with self.lock():
+            return self._append_locked(record)
+
+    def _append_locked(self, record: dict) -> dict:
+        data = _encode(record)
+        fd = self._open_for_append()
+        try:
+            self._repair_tail_fd(fd)
+            _write_all(fd, data, self.path)
+            if self.durable:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        return record
+
+    def _open_for_append(self) -> int:
+        fs.ensure_dir(self.path.parent)
+        try:
+            return os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        except OSError as exc:
+            raise OperationalError(f"cannot open for append: {exc.strerror}", file=self.path) from exc
+
+    def repair_tail(self) -> int:
+        """Under the lock, cut a torn last line; return how many bytes moved."""
+        with self.lock():
+            if not self.path.exists():
+                return 0
+            fd = self._open_for_append()
+            try:
+                return self._repair_tail_fd(fd)
+            finally:
+                os.close(fd)
+
+    def _repair_tail_fd(self, fd: int) -> int:
+        size = os.fstat(fd).st_size
+        if size == 0:
+            return 0
+        if os.pread(fd, 1, size - 1) == b"\n":
+            return 0
+        keep = _last_newline_end(fd, size)
+        fragment = os.pread(fd, size - keep, keep)
+        try:
+            with open(f"{self.path}.torn", "ab") as torn:
+                torn.write(fragment + b"\n")
+        except OSError:
+            pass  # forensics only; the repair itself must still happen
+        os.ftruncate(fd, keep)
+        if self.durable:
+            os.fsync(fd)
+        return len(fragment)
+
+    # -- reading -----------------------------------------------------------
+
+    def _problem(self, offset: int, reason: str) -> None:
+        self._problems[offset] = reason
+
+    @property
+    def problems(self) -> list[dict]:
+        """Malformed or torn lines met by reads so far, by byte offset."""
+        return [{"offset": o, "reason": r} for o, r in sorted(self._problems.items())]
+
+    def size(self) -> int:
+        try:
+            return self.path.stat().st_size
+        except FileNotFoundError:
+            return 0
+
+    def iter_backward(self, *, end: int | None = None) -> Iterator[Line]:
+        """Records newest-first, starting before byte ``end`` (default EOF)."""
+        try:
+            fh = open(self.path, "rb")
+        except FileNotFoundError:
+            return
+        with fh:
+            size = os.fstat(fh.fileno()).st_size if end is None else end
+            for offset, raw in _raw_lines_backward(fh, size, self):
+                record = self._decode(offset, raw)
+                if record is not None:
+                    yield Line(offset, record)
+
+    def iter_forward(self, *, start: int = 0) -> Iterator[Line]:
+        """Records oldest-first from byte ``start`` (which must be a line start)."""
+        try:
+            fh = open(self.path, "rb")
+        except FileNotFoundError:
+            return
+        with fh:
+            fh.seek(start)
+            offset = start
+            for raw in fh:
+                line_offset = offset
+                offset += len(raw)
+                if not raw.endswith(b"\n"):
+                    self._problem(line_offset, "torn last line (incomplete write)")
+                    break
+                record = self._decode(line_offset, raw)
+                if record is not None:
+                    yield Line(line_offset, record)
+
+    def _decode(self, offset: int, raw: bytes) -> dict | None:
+        raw = raw.strip()
+        if not raw:
+            return None
+        try:
+            record = json.loads(raw)
+        except (ValueError, RecursionError) as exc:
+            self._problem(offset, f"malformed line: {exc.__class__.__name__}")
+            return None
+        if not isinstance(record, dict):
+            self._problem(offset, "malformed line: not a JSON object")
+            return None
+        return record
+
+    def tail(self, limit: int, predicate: Callable[[dict], bool] | None = None) -> list[dict]:
+        """Up to ``limit`` newest records (newest first) matching ``predicate``."""
+        out: list[dict] = []
+        if limit <= 0:
+            return out
+        for line in self.iter_backward():
+            if predicate is None or predicate(line.record):
+                out.append(line.record)
+                if len(out) >= limit:
+                    break
+        return out
+
+
+class Journal(JsonlFile):
+    """A JSONL file whose records carry a strictly increasing ``seq`` from 1."""
+
+    def __init__(self, path: os.PathLike | str, *, durable: bool = True) -> None:
+        super().__init__(path, durable=durable)
+        self._known_end: tuple[int, int] | None = None  # (file size, last seq)
+
+    def append(self, record: dict) -> dict:
+        """Append ``record`` with the next ``seq``; returns the stored record."""
+        with self.lock():
+            fd = self._open_for_append()
+            try:
+                self._repair_tail_fd(fd)
+                size = os.fstat(fd).st_size
+                seq = self._last_seq_at(size) + 1
+                stored = {"seq": seq, **{k: v for k, v in record.items() if k != "seq"}}
+                data = _encode(stored)
+                _write_all(fd, data, self.path)
+                if self.durable:
+                    os.fsync(fd)
+                self._known_end = (size + len(data), seq)
+            finally:
+                os.close(fd)
+            return stored
+
+    def _last_seq_at(self, size: int) -> int:
+        if self._known_end is not None and self._known_end[0] == size:
+            return self._known_end[1]
+        for line in self.iter_backward(end=size):
+            seq = line.record.get("seq")
+            if isinstance(seq, int) and not isinstance(seq, bool):
+                return seq
+        return 0
+
+    def last_seq(self) -> int:
+        return self._last_seq_at(self.size())
+
+    def after_seq(self, seq: int, *, limit: int | None = None,
+                  predicate: Callable[[dict], bool] | None = None) -> list[dict]:
+        """Records with ``seq`` greater than ``seq``, ascending, at most ``limit``."""
+        out: list[dict] = []
+        if limit is not None and limit <= 0:
+            return out
+        start = self._offset_after(seq)
+        for line in self.iter_forward(start=start):
+            rec_seq = line.record.get("seq")
+            if not isinstance(rec_seq, int) or rec_seq <= seq:
+                continue
+            if predicate is None or predicate(line.record):
+                out.append(line.record)
+                if limit is not None and len(out) >= limit:
+                    break
+        return out
+
+    def _offset_after(self, seq: int) -> int:
+        """A line start at or before the first record with a greater seq, such
+        that every record before it has ``seq`` ≤ ``seq``."""
+        try:
+            fh = open(self.path, "rb")
+        except FileNotFoundError:
+            return 0
+        with fh:
+            lo, hi = 0, os.fstat(fh.fileno()).st_size
+            while hi - lo > BLOCK_SIZE:
+                mid = (lo + hi) // 2
+                probe = _first_seq_record(fh, mid, hi)
+                if probe is None:
+                    hi = mid
+                    continue
+                start, end, rec_seq = probe
+                if rec_seq <= seq:
+                    lo = end
+                else:
+                    hi = start
+            return lo
+
+
+def _encode(record: dict) -> bytes:
+    if not isinstance(record, dict):
+        raise TypeError("a JSONL record must be a dict")
+    return (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+
+
+def _write_all(fd: int, data: bytes, path: Path) -> None:
+    try:
+        view = memoryview(data)
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
+    except OSError as exc:
+        raise OperationalError(f"cannot append: {exc.strerror}", file=path) from exc
+
+
+def _last_newline_end(fd: int, size: int) -> int:
+    """Byte offset just after the last newline before ``size`` (0 if none)."""
+    pos = size
+    while pos > 0:
+        start = max(0, pos - BLOCK_SIZE)
+        chunk = os.pread(fd, pos - start, start)
+        idx = chunk.rfind(b"\n")
+        if idx >= 0:
+            return start + idx + 1
+        pos = start
+    return 0
+
+
+def _raw_lines_backward(fh, end: int, owner: JsonlFile) -> Iterator[tuple[int, bytes]]:
+    """(offset, bytes) of each newline-terminated line before ``end``, last first."""
+    fd = fh.fileno()
+    complete = _last_newline_end(fd, end)
+    if complete < end and os.pread(fd, end - complete, complete).strip():
+        owner._problem(complete, "torn last line (incomplete write)")
+    if complete == 0:
+        return
+    cursor = complete - 1  # exclusive end of the last line (its newline)
+    pos = cursor
+    buf = b""
+    while pos > 0:
+        start = max(0, pos - BLOCK_SIZE)
+        buf = os.pread(fd, pos - start, start) + buf
+        pos = start
+        parts = buf.split(b"\n")
+        buf = parts[0]  # may continue in the previous block
+        for part in reversed(parts[1:]):
+            line_start = cursor - len(part)
+            yield line_start, part
+            cursor = line_start - 1
+    yield 0, buf
+
+
+def _first_seq_record(fh, pos: int, hi: int) -> tuple[int, int, int] | None:
+    """First parseable record with an int seq starting at a line start in [pos, hi)."""
+    if pos > 0:
+        fh.seek(pos - 1)
+        skipped = fh.readline()
+        start = pos - 1 + len(skipped)
+    else:
+        fh.seek(0)
+        start = 0
+    while start < hi:
+        raw = fh.readline()
+        if not raw or not raw.endswith(b"\n"):
+            return None
+        end = start + len(raw)
+        try:
+            record = json.loads(raw)
+        except (ValueError, RecursionError):
+            record = None
+        if isinstance(record, dict):
+            seq = record.get("seq")
+            if isinstance(seq, int) and not isinstance(seq, bool):
+                return start, end, seq
+        start = end
+    return None

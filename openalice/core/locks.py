@@ -1,0 +1,151 @@
+"""Advisory ``flock`` locks, blocking and non-blocking.
+
+flock(2) locks belong to the open file description, so two ``open()`` calls on
+the same lock file inside one process would contend with each other.  This
+module keeps exactly one descriptor per (process, lock path) and layers a
+thread lock on top, which makes the lock safe across threads and re-entrant
+within one thread.  The kernel drops the lock when the holder dies (even on
+SIGKILL), so a crashed holder never leaves a stale lock behind.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+from .errors import Busy, OperationalError
+
+__all__ = ["Lock", "acquire", "locked", "lock_path_for"]
+
+_registry_guard = threading.Lock()
+_registry: dict[str, "_Slot"] = {}
+
+
+class _Slot:
+    """One lock file's descriptor and the thread lock guarding it."""
+
+    def __init__(self) -> None:
+        self.thread_lock = threading.RLock()
+        self.fd: int | None = None
+        self.depth = 0
+        self.pid = os.getpid()
+
+
+def lock_path_for(path: os.PathLike | str) -> Path:
+    """The hidden lock file that guards ``path`` (``dir/.name.lock``)."""
+    p = Path(path)
+    return p.with_name(f".{p.name}.lock")
+
+
+def _slot_for(key: str) -> _Slot:
+    with _registry_guard:
+        slot = _registry.get(key)
+        if slot is None or slot.pid != os.getpid():
+            # A forked child must not reuse its parent's bookkeeping.
+            slot = _Slot()
+            _registry[key] = slot
+        return slot
+
+
+class Lock:
+    """A held lock; release it once (or use :func:`locked`)."""
+
+    def __init__(self, key: str, slot: _Slot) -> None:
+        self._key = key
+        self._slot = slot
+        self._released = False
+
+    @property
+    def path(self) -> str:
+        return self._key
+
+    def release(self) -> None:
+        if self._released:
+            return
+        self._released = True
+        slot = self._slot
+        slot.depth -= 1
+        if slot.depth == 0 and slot.fd is not None:
+            fd, slot.fd = slot.fd, None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            finally:
+                os.close(fd)
+        slot.thread_lock.release()
+
+    def __enter__(self) -> "Lock":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+def acquire(lock_file: os.PathLike | str, *, blocking: bool = True,
+            timeout: float | None = None) -> Lock:
+    """Take the lock on ``lock_file`` (created if missing, mode 0600).
+
+    Non-blocking (or after ``timeout`` seconds) a held lock raises
+    :class:`Busy`.  Re-entrant within one thread.
+    """
+    key = os.path.abspath(os.fspath(lock_file))
+    slot = _slot_for(key)
+    deadline = None if timeout is None else time.monotonic() + timeout
+    if not _acquire_thread_lock(slot, blocking, deadline):
+        raise Busy(f"lock is held: {key}", code="lock_held", file=key)
+    try:
+        if slot.depth == 0:
+            slot.fd = _flock(key, blocking, deadline)
+        slot.depth += 1
+    except BaseException:
+        slot.thread_lock.release()
+        raise
+    return Lock(key, slot)
+
+
+def _acquire_thread_lock(slot: _Slot, blocking: bool, deadline: float | None) -> bool:
+    if not blocking:
+        return slot.thread_lock.acquire(blocking=False)
+    if deadline is None:
+        return slot.thread_lock.acquire()
+    return slot.thread_lock.acquire(timeout=max(0.0, deadline - time.monotonic()))
+
+
+def _flock(key: str, blocking: bool, deadline: float | None) -> int:
+    try:
+        os.makedirs(os.path.dirname(key), exist_ok=True)
+        fd = os.open(key, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    except OSError as exc:
+        raise OperationalError(f"cannot open lock file: {exc.strerror}", file=key) from exc
+    try:
+        if blocking and deadline is None:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            return fd
+        delay = 0.005
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return fd
+            except BlockingIOError:
+                if not blocking or time.monotonic() >= deadline:
+                    raise Busy(f"lock is held: {key}", code="lock_held", file=key) from None
+                time.sleep(delay)
+                delay = min(delay * 2, 0.1)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+@contextmanager
+def locked(lock_file: os.PathLike | str, *, blocking: bool = True,
+           timeout: float | None = None) -> Iterator[Lock]:
+    """``with locked(path):`` holds the lock for the block."""
+    lock = acquire(lock_file, blocking=blocking, timeout=timeout)
+    try:
+        yield lock
+    finally:
+        lock.release()

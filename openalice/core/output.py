@@ -1,0 +1,86 @@
+"""Human or ``--json`` output, and the error envelope.
+
+With ``--json`` a verb prints exactly one JSON document on stdout: the result
+shaped by its schema in ``spec/``, or for a handled error::
+
+    {"error": {"code": "<slug>", "message": "<text>", "exit": N, ...}}
+
+Human text goes to stdout for results and stderr for diagnostics.  Colour is
+used only on a terminal and never when ``NO_COLOR`` is set.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any, Callable, TextIO
+
+from .errors import AliceError
+
+__all__ = ["to_json", "emit", "emit_error", "warn", "use_color", "style", "table"]
+
+
+def to_json(data: Any) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False)
+
+
+def use_color(stream: TextIO) -> bool:
+    if os.environ.get("NO_COLOR") is not None:
+        return False
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+_CODES = {"bold": "1", "dim": "2", "red": "31", "green": "32", "yellow": "33", "cyan": "36"}
+
+
+def style(text: str, name: str, stream: TextIO | None = None) -> str:
+    if not use_color(stream or sys.stdout):
+        return text
+    return f"\033[{_CODES[name]}m{text}\033[0m"
+
+
+def emit(data: Any, *, json_mode: bool, human: Callable[[Any], str] | str | None = None,
+         stream: TextIO | None = None) -> None:
+    out = stream or sys.stdout
+    if json_mode:
+        out.write(to_json(data) + "\n")
+        return
+    if human is None:
+        text = to_json(data)
+    elif callable(human):
+        text = human(data)
+    else:
+        text = human
+    if text:
+        out.write(text if text.endswith("\n") else text + "\n")
+
+
+def emit_error(err: AliceError, *, json_mode: bool, prog: str,
+               stdout: TextIO | None = None, stderr: TextIO | None = None) -> None:
+    if json_mode:
+        (stdout or sys.stdout).write(to_json({"error": err.to_dict()}) + "\n")
+        return
+    errs = stderr or sys.stderr
+    errs.write(f"{prog}: error: {err}\n")
+    hint = err.details.get("hint") if err.details else None
+    if hint:
+        errs.write(f"{prog}: hint: {hint}\n")
+
+
+def warn(message: str, *, prog: str = "alice", stream: TextIO | None = None) -> None:
+    (stream or sys.stderr).write(f"{prog}: warning: {message}\n")
+
+
+def table(rows: list[list[str]], headers: list[str] | None = None) -> str:
+    """Plain left-aligned columns (no colour) for human listings."""
+    all_rows = ([headers] if headers else []) + rows
+    if not all_rows:
+        return ""
+    widths = [max(len(str(r[i])) for r in all_rows) for i in range(len(all_rows[0]))]
+    lines = []
+    for row in all_rows:
+        cells = [str(c).ljust(w) for c, w in zip(row, widths)]
+        lines.append("  ".join(cells).rstrip())
+    return "\n".join(lines)

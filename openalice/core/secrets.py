@@ -1,0 +1,160 @@
+"""Write-only secret files in POSIX-shell ``KEY='value'`` form.
+
+Wrappers ``source`` these files, so the file *is* shell code: values are
+single-quoted (a ``'`` becomes ``'\\''``), names are validated and NUL or
+newline in a value is refused.  Files are born 0600 (``mkstemp``) inside a
+0700 directory and replaced atomically; other lines are kept.  No function
+here returns a value to be printed: :func:`env_file_keys` reports presence
+only, and :func:`load_env_file` exists solely to inject secrets into a child
+process environment.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+import re
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from . import fs
+from .errors import InvalidInput, UsageError
+
+__all__ = [
+    "NAME_RE", "validate_name", "quote_value", "set_env_var", "unset_env_var",
+    "env_file_keys", "load_env_file", "read_secret", "looks_secret",
+]
+
+NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_LINE_RE = re.compile(r"(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)\Z")
+_SECRET_WORDS = ("key", "token", "secret", "password", "passwd", "credential", "auth",
+                 "cookie", "session", "private")
+
+
+def looks_secret(name: str) -> bool:
+    """True for names such as ``api_key``, ``apiKey``, ``TOKEN``, ``password``."""
+    lowered = re.sub(r"[^a-z]", "", name.lower())
+    return any(word in lowered for word in _SECRET_WORDS)
+
+
+def validate_name(name: str) -> str:
+    if not isinstance(name, str) or not NAME_RE.match(name):
+        raise InvalidInput(f"invalid variable name {name!r}: use letters, digits and _ "
+                           "(not starting with a digit)", field="KEY", code="bad_name")
+    return name
+
+
+def quote_value(value: str) -> str:
+    if "\x00" in value:
+        raise InvalidInput("secret value contains a NUL byte", field="value", code="bad_secret")
+    if "\n" in value or "\r" in value:
+        raise InvalidInput("secret value contains a newline", field="value", code="bad_secret")
+    return "'" + value.replace("'", "'\\''") + "'"
+
+
+def _unquote(raw: str) -> str | None:
+    """Inverse of :func:`quote_value` for lines this module wrote; None if the
+    line uses any other shell syntax (we never evaluate shell)."""
+    out = []
+    i = 0
+    while i < len(raw):
+        if raw[i] == "'":
+            end = raw.find("'", i + 1)
+            if end < 0:
+                return None
+            out.append(raw[i + 1:end])
+            i = end + 1
+        elif raw.startswith("\\'", i):
+            out.append("'")
+            i += 2
+        else:
+            return None
+    return "".join(out)
+
+
+def _read_lines(path: Path) -> list[str]:
+    text = fs.read_text(path, missing="")
+    return text.splitlines()
+
+
+def set_env_var(path: os.PathLike | str, name: str, value: str) -> bool:
+    """Set ``name`` in the env file (atomic, 0600).  Returns True if it replaced a value."""
+    validate_name(name)
+    line = f"{name}={quote_value(value)}"
+    target = Path(path)
+    with fs.locked_file(target):
+        lines = _read_lines(target)
+        replaced = False
+        out = []
+        for existing in lines:
+            m = _LINE_RE.match(existing.strip())
+            if m and m.group(1) == name:
+                if not replaced:
+                    out.append(line)
+                replaced = True
+            else:
+                out.append(existing)
+        if not replaced:
+            out.append(line)
+        fs.atomic_write_text(target, "\n".join(out) + "\n", mode=0o600, dir_mode=0o700)
+        return replaced
+
+
+def unset_env_var(path: os.PathLike | str, name: str) -> bool:
+    """Remove ``name`` from the env file; False if it was not set."""
+    validate_name(name)
+    target = Path(path)
+    with fs.locked_file(target):
+        lines = _read_lines(target)
+        out = [l for l in lines if not ((m := _LINE_RE.match(l.strip())) and m.group(1) == name)]
+        if len(out) == len(lines):
+            return False
+        fs.atomic_write_text(target, ("\n".join(out) + "\n") if out else "", mode=0o600)
+        return True
+
+
+def env_file_keys(path: os.PathLike | str) -> list[str]:
+    """Names set in the env file (presence only, never values)."""
+    names = []
+    for line in _read_lines(Path(path)):
+        m = _LINE_RE.match(line.strip())
+        if m and m.group(1) not in names:
+            names.append(m.group(1))
+    return names
+
+
+def load_env_file(path: os.PathLike | str) -> dict[str, str]:
+    """Values for injection into a child environment only; never print them."""
+    values: dict[str, str] = {}
+    for line in _read_lines(Path(path)):
+        m = _LINE_RE.match(line.strip())
+        if not m:
+            continue
+        value = _unquote(m.group(2))
+        if value is not None:
+            values[m.group(1)] = value
+    return values
+
+
+def read_secret(source: str | None, *, prompt: str = "Secret: ", stdin: TextIO | None = None) -> str:
+    """Read a secret the safe way: ``-`` (or a non-terminal stdin) reads all of
+    stdin and strips exactly one trailing newline; a terminal gets a hidden
+    prompt.  Never from argv."""
+    stream = stdin or sys.stdin
+    if source not in (None, "-"):
+        raise UsageError("secrets are never taken from the command line; pass '-' and pipe "
+                         "the value on stdin, or answer the hidden prompt", code="secret_in_argv")
+    isatty = getattr(stream, "isatty", lambda: False)
+    if source == "-" or not isatty():
+        value = stream.read()
+        if value.endswith("\r\n"):
+            value = value[:-2]
+        elif value.endswith("\n"):
+            value = value[:-1]
+    else:
+        value = getpass.getpass(prompt)
+    if value == "":
+        raise InvalidInput("empty secret", field="value", code="empty_secret")
+    quote_value(value)  # NUL / newline refused before anything is written
+    return value

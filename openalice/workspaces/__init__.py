@@ -1,0 +1,19 @@
+"""Workspaces: the registry of agent workspaces and how a command finds its own.
+
+Registry ``$OPENALICE_HOME/workspaces.json``::
+
+    {"version": 1, "workspaces": [{"id", "label", "path", "template", "createdAt"}]}
+
+A workspace is a directory with an ``.alice/`` folder.  Registering never
+copies or moves user files; unregistering never deletes them.
+"""
+
+from .registry import (  # noqa: F401
+    INIT_PROJECTORS, TEMPLATES, Workspace, RunEnvironment, alice_dir, find, get, init,
+    list_workspaces, registry_path, remove, resolve, run_environment,
+)
+
+__all__ = [
+    "INIT_PROJECTORS", "TEMPLATES", "Workspace", "RunEnvironment", "alice_dir", "find", "get",
+    "init", "list_workspaces", "registry_path", "remove", "resolve", "run_environment",
+]

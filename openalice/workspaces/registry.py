@@ -1,0 +1,244 @@
+"""The workspace registry and workspace inference."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Callable, Mapping
+
+from openalice.core import clock, fs, paths
+from openalice.core.errors import Conflict, InvalidInput, NotFound, UsageError
+
+TEMPLATES = ("blank", "chat")
+ID_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,63}\Z")
+REGISTRY_VERSION = 1
+
+# The seam where later capabilities project guidance, skills and stickers into a
+# new workspace: each entry is "module:function", called as fn(workspace, created)
+# after the workspace is registered.  Failures are reported, never fatal to init.
+INIT_PROJECTORS: list[str] = []
+
+
+@dataclass(frozen=True)
+class Workspace:
+    id: str
+    label: str
+    path: str
+    template: str
+    createdAt: str
+
+    @property
+    def root(self) -> Path:
+        return Path(self.path)
+
+    def record(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class RunEnvironment:
+    """What the runner put in a headless child's environment."""
+
+    run_id: str
+    workspace_id: str
+    resume_id: str | None
+
+
+def registry_path() -> Path:
+    return paths.openalice_home() / "workspaces.json"
+
+
+def alice_dir(ws: Workspace) -> Path:
+    return ws.root / ".alice"
+
+
+def _empty() -> dict:
+    return {"version": REGISTRY_VERSION, "workspaces": []}
+
+
+def _parse_registry(data: object, path: Path) -> list[Workspace]:
+    if not isinstance(data, dict) or not isinstance(data.get("workspaces"), list):
+        raise InvalidInput("registry must be an object with a 'workspaces' list", file=path,
+                           code="malformed_registry")
+    if data.get("version") != REGISTRY_VERSION:
+        raise InvalidInput(f"unsupported registry version {data.get('version')!r}", file=path,
+                           field="version", code="malformed_registry")
+    out = []
+    for i, item in enumerate(data["workspaces"]):
+        if not isinstance(item, dict):
+            raise InvalidInput("entry is not an object", file=path, field=f"workspaces/{i}",
+                               code="malformed_registry")
+        try:
+            ws = Workspace(**{k: item[k] for k in ("id", "label", "path", "template", "createdAt")})
+        except KeyError as exc:
+            raise InvalidInput(f"entry lacks {exc.args[0]!r}", file=path, field=f"workspaces/{i}",
+                               code="malformed_registry") from None
+        if not all(isinstance(v, str) for v in asdict(ws).values()):
+            raise InvalidInput("entry fields must be strings", file=path, field=f"workspaces/{i}",
+                               code="malformed_registry")
+        out.append(ws)
+    return out
+
+
+def list_workspaces() -> list[Workspace]:
+    path = registry_path()
+    data = fs.read_json(path, missing=None)
+    if data is None:
+        return []
+    return _parse_registry(data, path)
+
+
+def _slug(text: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:48].strip("-")
+    return slug or "workspace"
+
+
+def _unique_id(base: str, taken: set[str]) -> str:
+    if base not in taken:
+        return base
+    n = 2
+    while f"{base}-{n}" in taken:
+        n += 1
+    return f"{base}-{n}"
+
+
+def find(path: os.PathLike | str) -> Workspace | None:
+    """The registered workspace that contains ``path`` (or is it), if any."""
+    real = os.path.realpath(path)
+    best = None
+    for ws in list_workspaces():
+        if paths.is_within(real, ws.path) and (best is None or len(ws.path) > len(best.path)):
+            best = ws
+    return best
+
+
+def get(spec: str) -> Workspace:
+    """A workspace by id or by path (its root or any path inside it)."""
+    workspaces = list_workspaces()
+    for ws in workspaces:
+        if ws.id == spec:
+            return ws
+    if "/" in spec or spec in (".", "..") or os.path.isdir(spec):
+        ws = find(spec)
+        if ws is not None:
+            return ws
+    raise NotFound(f"unknown workspace {spec!r}", code="unknown_workspace",
+                   details={"hint": "see 'alice workspace list'"})
+
+
+def run_environment(env: Mapping[str, str] | None = None) -> RunEnvironment | None:
+    """The headless-run identity from the environment, if this is a run."""
+    env = os.environ if env is None else env
+    run_id = env.get("ALICE_RUN_ID")
+    ws_id = env.get("ALICE_WORKSPACE_ID")
+    if not run_id or not ws_id:
+        return None
+    return RunEnvironment(run_id=run_id, workspace_id=ws_id, resume_id=env.get("ALICE_RESUME_ID") or None)
+
+
+def resolve(spec: str | None = None, *, cwd: os.PathLike | str | None = None,
+            env: Mapping[str, str] | None = None) -> Workspace:
+    """The workspace a command acts on: ``--workspace`` if given, else the run
+    environment's, else the registered workspace containing the cwd."""
+    if spec:
+        return get(spec)
+    run = run_environment(env)
+    if run is not None:
+        return get(run.workspace_id)
+    ws = find(cwd or os.getcwd())
+    if ws is None:
+        raise UsageError("not inside a registered workspace; pass --workspace PATH|ID",
+                         code="no_workspace",
+                         details={"hint": "create one with 'alice workspace init PATH'"})
+    return ws
+
+
+def init(path: os.PathLike | str = ".", *, template: str = "blank", label: str | None = None,
+         now: datetime) -> tuple[Workspace, bool]:
+    """Create (or adopt) a workspace at ``path`` and register it.
+
+    Idempotent: an already registered workspace is returned unchanged with
+    ``created=False``.  A path nested in another registered workspace, or one
+    that contains a registered workspace, is refused.
+    """
+    if template not in TEMPLATES:
+        raise InvalidInput(f"unknown template {template!r} (choose {', '.join(TEMPLATES)})",
+                           field="template", code="bad_template")
+    if label is not None and (not label.strip() or len(label) > 120 or "\n" in label):
+        raise InvalidInput("label must be 1-120 characters on one line", field="label",
+                           code="bad_label")
+    target = Path(os.path.abspath(path))
+    if target.exists() and not target.is_dir():
+        raise InvalidInput("not a directory", file=target, code="not_a_directory")
+    real = os.path.realpath(target)
+    registered = list_workspaces()
+    for ws in registered:
+        if ws.path == real:
+            fs.ensure_dir(Path(real) / ".alice" / "issues", 0o755)
+            return ws, False
+    _refuse_nesting(real, registered)  # before anything is created on disk
+    fs.ensure_dir(target, 0o755)
+    real = os.path.realpath(target)
+
+    created: list[Workspace] = []
+
+    def register(data: dict) -> dict:
+        existing = _parse_registry(data, registry_path())
+        for ws in existing:
+            if ws.path == real:
+                raise _AlreadyRegistered(ws)
+        _refuse_nesting(real, existing)
+        ws_id = _unique_id(_slug(label or Path(real).name), {w.id for w in existing})
+        record = Workspace(id=ws_id, label=(label or Path(real).name).strip(), path=real,
+                           template=template, createdAt=clock.to_iso(now))
+        data["workspaces"].append(record.record())
+        created.append(record)
+        return data
+
+    fs.ensure_dir(Path(real) / ".alice" / "issues", 0o755)
+    try:
+        fs.locked_update_json(registry_path(), register, default=_empty)
+    except _AlreadyRegistered as already:
+        return already.workspace, False
+    ws = created[-1]
+    _run_projectors(ws)
+    return ws, True
+
+
+def _refuse_nesting(real: str, registered: list[Workspace]) -> None:
+    for ws in registered:
+        if paths.is_within(real, ws.path):
+            raise Conflict(f"is inside workspace '{ws.id}' ({ws.path})", code="nested_workspace",
+                           file=real)
+        if paths.is_within(ws.path, real):
+            raise Conflict(f"contains workspace '{ws.id}' ({ws.path})", code="nested_workspace",
+                           file=real)
+
+
+class _AlreadyRegistered(Exception):
+    def __init__(self, ws: Workspace) -> None:
+        self.workspace = ws
+
+
+def _run_projectors(ws: Workspace) -> None:
+    import importlib
+
+    for entry in INIT_PROJECTORS:
+        module_name, _, func_name = entry.partition(":")
+        fn: Callable[[Workspace, bool], None] = getattr(importlib.import_module(module_name), func_name)
+        fn(ws, True)
+
+
+def remove(spec: str) -> Workspace:
+    """Unregister a workspace.  Its files (and Inbox entries) are left alone."""
+    ws = get(spec)
+
+    def drop(data: dict) -> dict:
+        data["workspaces"] = [w for w in data["workspaces"] if w.get("id") != ws.id]
+        return data
+
+    fs.locked_update_json(registry_path(), drop, default=_empty)
+    return ws

@@ -1,0 +1,140 @@
+import json
+import os
+import stat
+import time
+
+import pytest
+
+from openalice.core import fs
+from openalice.core.errors import InvalidInput, NotFound
+
+
+def test_atomic_write_json_roundtrip_and_trailing_newline(tmp_path):
+    target = tmp_path / "sub" / "state.json"
+    fs.atomic_write_json(target, {"b": 1, "a": [1, 2], "é": "ü"})
+    text = target.read_text(encoding="utf-8")
+    assert text.endswith("\n")
+    assert json.loads(text) == {"b": 1, "a": [1, 2], "é": "ü"}
+    assert list(json.loads(text)) == ["b", "a", "é"]  # key order kept
+
+
+def test_atomic_write_leaves_no_temp_files(tmp_path):
+    for i in range(20):
+        fs.atomic_write_text(tmp_path / "f.txt", f"v{i}")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f.txt"]
+    assert (tmp_path / "f.txt").read_text() == "v19"
+
+
+def test_mode_kept_from_existing_file_and_secret_mode(tmp_path):
+    target = tmp_path / "x"
+    target.write_text("old")
+    os.chmod(target, 0o640)
+    fs.atomic_write_text(target, "new")
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640
+    secret = tmp_path / "s.env"
+    fs.atomic_write_text(secret, "K='v'\n", mode=0o600)
+    assert stat.S_IMODE(secret.stat().st_mode) == 0o600
+
+
+def test_new_directories_are_private(tmp_path):
+    fs.atomic_write_text(tmp_path / "newdir" / "f", "x")
+    assert stat.S_IMODE((tmp_path / "newdir").stat().st_mode) == 0o700
+
+
+def test_failed_write_keeps_old_content(tmp_path, monkeypatch):
+    target = tmp_path / "f.json"
+    fs.atomic_write_json(target, {"v": 1})
+
+    def boom(*a, **k):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", boom)
+    with pytest.raises(Exception) as info:
+        fs.atomic_write_json(target, {"v": 2})
+    assert "No space left" in str(info.value)
+    assert json.loads(target.read_text()) == {"v": 1}
+    assert [p.name for p in tmp_path.iterdir()] == ["f.json"]  # temp cleaned up
+
+
+def test_read_json_errors_name_file_and_reason(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"a": 1,\n "b": }')
+    with pytest.raises(InvalidInput) as info:
+        fs.read_json(bad)
+    err = info.value
+    assert err.file == str(bad)
+    assert "line 2" in err.message and err.exit_code == 2
+    with pytest.raises(NotFound):
+        fs.read_json(tmp_path / "missing.json")
+    assert fs.read_json(tmp_path / "missing.json", missing=None) is None
+    (tmp_path / "bin.json").write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(InvalidInput, match="UTF-8"):
+        fs.read_json(tmp_path / "bin.json")
+    (tmp_path / "deep.json").write_text("[" * 100000)
+    with pytest.raises(InvalidInput):
+        fs.read_json(tmp_path / "deep.json")
+    with pytest.raises(InvalidInput, match="directory"):
+        fs.read_json(tmp_path)
+
+
+def test_read_bytes_size_cap(tmp_path):
+    big = tmp_path / "big"
+    big.write_bytes(b"x" * 1000)
+    with pytest.raises(InvalidInput, match="too large"):
+        fs.read_bytes(big, max_bytes=999)
+    assert len(fs.read_bytes(big, max_bytes=1000)) == 1000
+
+
+def test_locked_update_json_default_and_no_write_on_error(tmp_path):
+    target = tmp_path / "counter.json"
+    fs.locked_update_json(target, lambda d: {**d, "n": d["n"] + 1}, default=lambda: {"n": 0})
+    fs.locked_update_json(target, lambda d: {**d, "n": d["n"] + 1}, default=lambda: {"n": 0})
+    assert json.loads(target.read_text()) == {"n": 2}
+
+    def fail(d):
+        d["n"] = 99
+        raise ValueError("no")
+
+    with pytest.raises(ValueError):
+        fs.locked_update_json(target, fail, default=lambda: {"n": 0})
+    assert json.loads(target.read_text()) == {"n": 2}
+    with pytest.raises(NotFound):
+        fs.locked_update_json(tmp_path / "absent.json", lambda d: d)
+
+
+def test_locked_update_is_serialized_across_processes(tmp_path):
+    import subprocess
+    import sys
+
+    target = tmp_path / "n.json"
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[2])\n"
+        "from openalice.core import fs\n"
+        "for _ in range(50):\n"
+        "    fs.locked_update_json(sys.argv[1], lambda d: {'n': d['n'] + 1}, default=lambda: {'n': 0})\n"
+    )
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(target), repo]) for _ in range(4)]
+    assert all(p.wait(timeout=60) == 0 for p in procs)
+    assert json.loads(target.read_text()) == {"n": 200}
+
+
+def test_sweep_removes_only_old_temp_files(tmp_path):
+    old = tmp_path / ".tmp-state.json.abc"
+    young = tmp_path / ".tmp-state.json.def"
+    keep = tmp_path / "state.json"
+    for p in (old, young, keep):
+        p.write_text("x")
+    past = time.time() - 7200
+    os.utime(old, (past, past))
+    removed = fs.sweep_temp_files(tmp_path, older_than=3600)
+    assert removed == [old]
+    assert young.exists() and keep.exists() and not old.exists()
+
+
+def test_create_exclusive(tmp_path):
+    target = tmp_path / "once"
+    assert fs.create_exclusive(target, b"first") is True
+    assert fs.create_exclusive(target, b"second") is False
+    assert target.read_bytes() == b"first"
+    assert [p.name for p in tmp_path.iterdir()] == ["once"]
