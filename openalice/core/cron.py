@@ -225,19 +225,22 @@ def fires_between(expr: CronExpr | str, start: datetime, end: datetime, zone: tz
 
 
 def _next_fire(expr: CronExpr, after: datetime, zone: tzinfo) -> datetime | None:
-    # All instants below are naive UTC; wall times are naive local.
+    # Instants below are naive UTC, wall times naive local.  Offsets come
+    # from zone.utcoffset(naive wall time), which reads only the fields and
+    # `fold` (PEP 495) and is far cheaper than attaching the zone.
     after_utc = after.astimezone(_UTC).replace(tzinfo=None)
     local = after.astimezone(zone)
-    wall = local.replace(tzinfo=None, second=0, microsecond=0)
+    year, month, day, hour, minute = local.year, local.month, local.day, local.hour, local.minute
     if not expr.is_fixed_time and local.fold == 0:
-        later_offset = local.replace(fold=1).utcoffset()
+        later_offset = zone.utcoffset(datetime(year, month, day, hour, minute, local.second, fold=1))
         if later_offset != local.utcoffset():
             # `after` is in the first pass of a repeated interval; the second
             # pass (still ahead) begins at earlier wall times.
-            wall = (after_utc + later_offset).replace(second=0, microsecond=0)
-    wall += _MINUTE
-    last_year = min(wall.year + HORIZON_YEARS, 9999)
-    year, month, day, hour, minute = wall.year, wall.month, wall.day, wall.hour, wall.minute
+            wall = after_utc + later_offset
+            year, month, day, hour, minute = wall.year, wall.month, wall.day, wall.hour, wall.minute
+    minute += 1  # strictly after; _next_wall carries the overflow
+    last_year = min(year + HORIZON_YEARS, 9999)
+    fixed = expr.is_fixed_time
     best = None
     while True:
         found = expr._next_wall(year, month, day, hour, minute, last_year)
@@ -245,9 +248,9 @@ def _next_fire(expr: CronExpr, after: datetime, zone: tzinfo) -> datetime | None
             return best
         year, month, day, hour, minute = found
         candidate = datetime(year, month, day, hour, minute)
-        offset = candidate.replace(tzinfo=zone).utcoffset()          # fold=0
-        later_offset = candidate.replace(tzinfo=zone, fold=1).utcoffset()
-        if expr.is_fixed_time:
+        offset = zone.utcoffset(candidate)  # fold=0
+        later_offset = zone.utcoffset(datetime(year, month, day, hour, minute, fold=1))
+        if fixed:
             if offset >= later_offset:  # a real wall time; fold=0 is its first occurrence
                 instant = candidate - offset
             else:                        # inside a gap
@@ -359,12 +362,10 @@ def _value(name: str, text: str, token: str, lowest: int, highest: int, names: d
 
 def _next_table(values: frozenset[int], size: int) -> list[int]:
     """``table[x]`` = least value >= x, or -1; one slot past the end."""
-    table = [-1] * (size + 1)
-    following = -1
-    for slot in range(size, -1, -1):
-        if slot in values:
-            following = slot
-        table[slot] = following
+    table: list[int] = []
+    for value in sorted(values):
+        table.extend([value] * (value + 1 - len(table)))
+    table.extend([-1] * (size + 1 - len(table)))
     return table
 
 
