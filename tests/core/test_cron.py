@@ -2,7 +2,7 @@
 brute-force oracle (tests/core/cron_oracle.py)."""
 
 import random
-from datetime import date, datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone, tzinfo
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -508,3 +508,34 @@ def test_random_expressions_agree_with_the_oracle():
             if ours is None:
                 break
     assert checked > 900
+
+
+class _OddGapZone(tzinfo):
+    """UTC+0 until 2024-01-01T00:00Z, then UTC+01:00:30: a gap whose end is
+    not on a wall-clock minute (like some pre-1970 tzdata offsets)."""
+
+    switch = datetime(2024, 1, 1)
+    before, after = timedelta(0), timedelta(hours=1, seconds=30)
+
+    def utcoffset(self, dt):
+        wall = dt.replace(tzinfo=None, fold=0)
+        if wall < self.switch + self.before:
+            return self.before
+        if wall >= self.switch + self.after:
+            return self.after
+        return self.after if dt.fold else self.before  # the gap, PEP 495 style
+
+    def dst(self, dt):
+        return timedelta(0)
+
+    def fromutc(self, dt):
+        naive = dt.replace(tzinfo=None)
+        return (naive + (self.before if naive < self.switch else self.after)).replace(tzinfo=self)
+
+
+def test_gap_end_rounds_up_to_the_first_whole_wall_minute():
+    zone = _OddGapZone()
+    # 00:30 does not exist; the wall clock resumes at 01:00:30, so the first
+    # real whole minute is 01:01:00 local = 00:00:30Z.
+    fire = next_fire_after(CronExpr.parse("30 0 * * *"), at("2023-12-31T12:00"), zone)
+    assert fire == datetime(2024, 1, 1, 0, 0, 30, tzinfo=UTC)
