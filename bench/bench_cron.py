@@ -1,0 +1,148 @@
+"""Benchmark: openalice.core.cron.next_fire_after against croniter.
+
+    python bench/bench_cron.py [--count N] [--repeats R] [--seed S]
+
+Builds N deterministic (expression, zone, start) triples, times ours and
+croniter (`croniter(expr, start_local_aware).get_next(datetime)`) over all of
+them (median of R repeats), prints the ratio, then checks ours against the
+brute-force oracle in tests/core/cron_oracle.py on EVERY triple (exit 1 on
+any disagreement) and reports how many triples croniter disagrees on.
+croniter is a benchmark peer only; the package never imports it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import random
+import statistics
+import sys
+import time
+from datetime import datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from openalice.core.cron import CronExpr, next_fire_after  # noqa: E402
+from tests.core.cron_oracle import oracle_next  # noqa: E402
+
+UTC = timezone.utc
+ZONES = ["America/New_York", "Europe/London", "Europe/Dublin", "Australia/Lord_Howe",
+         "Asia/Kolkata", "Pacific/Chatham"]
+# A realistic mix: frequent stepped jobs, daily and weekday fixed times (some
+# inside DST gaps or repeats), monthly/quarterly/yearly ones, lists, ranges, names.
+EXPRESSIONS = [
+    "*/5 * * * *", "*/15 * * * *", "0 * * * *", "*/30 2 * * *", "0 */6 * * *",
+    "*/10 9-17 * * 1-5", "30 8 * * 1-5", "0 9 * * mon-fri", "15 2 * * *", "30 2 * * *",
+    "30 1 * * *", "0 9,12,18 * * *", "45 23 * * *", "5 4 * * sun", "0 22 * * 1-5",
+    "0 0 1 * *", "0 12 15 * *", "0 0 1 jan,apr,jul,oct *", "0 0 1 1 *", "0 9 1 * 5",
+    "20 14 1-7 * 1", "0 3 * * 6", "0,30 8-18 * * *", "45 2 * * *", "0 0 * * *",
+]
+# DST seasons: starts a few hours around these dates in every zone.
+SEASONS = ["2024-03-10", "2024-03-31", "2024-04-06", "2024-09-28", "2024-10-05", "2024-10-27",
+           "2024-11-03", "2025-03-09", "2025-03-30", "2025-04-05", "2025-09-27", "2025-10-04",
+           "2025-10-26", "2025-11-02"]
+
+
+def build_triples(count: int, seed: int) -> list[tuple[str, ZoneInfo, datetime]]:
+    rng = random.Random(seed)
+    zones = [ZoneInfo(name) for name in ZONES]
+    triples = []
+    for _ in range(count):
+        text = rng.choice(EXPRESSIONS)
+        zone = rng.choice(zones)
+        if rng.random() < 0.4:
+            day = datetime.fromisoformat(rng.choice(SEASONS)).replace(tzinfo=UTC)
+            start = day + timedelta(minutes=rng.randint(-24 * 60, 48 * 60))
+        else:
+            start = datetime(2024, 1, 1, tzinfo=UTC) + timedelta(minutes=rng.randint(0, 3 * 366 * 1440))
+        start += timedelta(seconds=rng.choice([0, 0, 0, 17]))
+        triples.append((text, zone, start))
+    return triples
+
+
+def run_ours(triples) -> list[datetime | None]:
+    return [next_fire_after(text, start, zone) for text, zone, start in triples]
+
+
+def run_ours_cold(triples) -> list[datetime | None]:
+    # No parse cache: every call parses, as croniter does in its constructor.
+    return [next_fire_after(CronExpr._build(text), start, zone) for text, zone, start in triples]
+
+
+def run_croniter(triples) -> list[datetime | None]:
+    from croniter import croniter
+    out = []
+    for text, zone, start in triples:
+        try:
+            out.append(croniter(text, start.astimezone(zone)).get_next(datetime).astimezone(UTC))
+        except Exception:  # croniter gives up on some DST edges; count it as a disagreement
+            out.append(None)
+    return out
+
+
+def timed_rounds(functions: dict, triples, repeats: int) -> tuple[dict, dict]:
+    """Run every function once per round, interleaved, so that load from
+    other processes hits all of them alike; report per-function medians."""
+    samples = {name: [] for name in functions}
+    results = {}
+    for _ in range(repeats):
+        for name, function in functions.items():
+            began = time.perf_counter()
+            results[name] = function(triples)
+            samples[name].append(time.perf_counter() - began)
+    return {name: statistics.median(times) for name, times in samples.items()}, results
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=10_000)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=20240310)
+    args = parser.parse_args(argv)
+
+    triples = build_triples(args.count, args.seed)
+    print(f"{len(triples)} triples, {len(EXPRESSIONS)} expressions x {len(ZONES)} zones, "
+          f"seed {args.seed}, median of {args.repeats}")
+
+    functions = {"ours": run_ours, "cold": run_ours_cold}
+    if importlib.util.find_spec("croniter") is None:
+        print("  croniter not installed (pip install croniter): no ratio")
+    else:
+        functions["croniter"] = run_croniter
+    medians, results = timed_rounds(functions, triples, args.repeats)
+    ours, peer = results["ours"], results.get("croniter")
+    assert results["cold"] == ours
+    per_call = {name: value / len(triples) * 1e6 for name, value in medians.items()}
+    print(f"  ours (parse cached)    {medians['ours'] * 1e3:8.1f} ms  {per_call['ours']:6.2f} us/call")
+    print(f"  ours (parse each call) {medians['cold'] * 1e3:8.1f} ms  {per_call['cold']:6.2f} us/call")
+    if peer is not None:
+        print(f"  croniter               {medians['croniter'] * 1e3:8.1f} ms  {per_call['croniter']:6.2f} us/call")
+        print(f"  speed-up: {medians['croniter'] / medians['cold']:.1f}x (parse each call), "
+              f"{medians['croniter'] / medians['ours']:.1f}x (parse cached)   goal >= 3x")
+
+    began = time.perf_counter()
+    disagreements = []
+    for (text, zone, start), fire in zip(triples, ours):
+        horizon = start + timedelta(days=800)
+        expected = oracle_next(text, start, zone, horizon)
+        if fire != expected and not (expected is None and fire is not None and fire > horizon):
+            disagreements.append((text, zone.key, start, fire, expected))
+    print(f"  oracle: ours agrees on {len(triples) - len(disagreements)}/{len(triples)} "
+          f"({time.perf_counter() - began:.1f} s)")
+    for row in disagreements[:10]:
+        print("    DISAGREE", *row)
+
+    if peer is not None:
+        peer_wrong = [(t, z.key, s, p, o) for (t, z, s), p, o in zip(triples, peer, ours) if p != o]
+        print(f"  croniter disagrees with the oracle on {len(peer_wrong)}/{len(triples)}"
+              + (" (ours == oracle there)" if not disagreements else ""))
+        for text, zone, start, theirs, right in peer_wrong[:5]:
+            print(f"    e.g. {text!r} {zone} after {start:%Y-%m-%dT%H:%M:%SZ}: "
+                  f"croniter {theirs and f'{theirs:%Y-%m-%dT%H:%MZ}'}, oracle {right and f'{right:%Y-%m-%dT%H:%MZ}'}")
+    return 1 if disagreements else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
