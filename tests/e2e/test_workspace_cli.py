@@ -72,3 +72,22 @@ def test_run_environment_selects_workspace(cli, tmp_path):
     r = cli("alice", "workspace", "show", "--json", cwd=tmp_path / "one",
             env={"ALICE_RUN_ID": "run-AAAAAAAA", "ALICE_WORKSPACE_ID": "two"})
     assert r.json()["workspace"]["id"] == "two"
+
+
+def test_outputs_and_registry_match_their_schemas(cli, tmp_path, isolated_homes):
+    from openalice.core import resources
+    from openalice.core.schema import Validator
+
+    def check(name, doc):
+        assert Validator(resources.schema(name)).errors(doc) == [], (name, doc)
+
+    init = cli("alice", "workspace", "init", str(tmp_path / "w"), "--json")
+    check("workspace", init.json())
+    check("workspace", cli("alice", "workspace", "show", "w", "--json").json())
+    check("workspace-list", cli("alice", "workspace", "list", "--json").json())
+    registry = json.loads((isolated_homes["OPENALICE_HOME"] / "workspaces.json").read_text())
+    check("workspaces-registry", registry)
+    check("error", cli("alice", "workspace", "show", "nope", "--json").json())
+    check("workspace", cli("alice", "workspace", "remove", "w", "--json").json())
+    # the schemas are not vacuous
+    assert Validator(resources.schema("workspace")).errors({"workspace": {"id": "X"}}) != []
