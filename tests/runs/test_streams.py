@@ -75,7 +75,7 @@ def shape(snapshot: dict) -> list[tuple]:
 
 def assert_valid(validator, snapshot: dict) -> None:
     assert validator.errors(snapshot) == []
-    json.dumps(snapshot, ensure_ascii=False).encode("utf-8")  # always writable as UTF-8
+    json.dumps(snapshot, ensure_ascii=False, allow_nan=False).encode("utf-8")  # always writable, strict JSON
 
 
 # -- every recorded stream --------------------------------------------------
@@ -450,6 +450,8 @@ GARBAGE = [
     b"[" * 200_000, b'{"a":' * 200_000, b'{"type":"text","text":"\\ud800 lone surrogate"}',
     b'{"type":"assistant","message":{"content":[{"type":"text","text":"\\udfff"}]}}',
     "naïve ünïcode ✓".encode(), b"\r\n", b"\x1b[31mred\x1b[0m",
+    b'{"type":"tool","id":"t","name":"n","status":"running","input":{"x":NaN},"output":Infinity}',
+    b'{"type":"item.completed","item":{"id":"i","type":"command_execution","exit_code":NaN}}',
     b"x" * (10 * 1024 * 1024),
     b'{"type":"text","text":"' + b"y" * (10 * 1024 * 1024) + b'"}',
 ]
@@ -634,3 +636,13 @@ def test_the_schema_rejects_what_the_normalizer_never_writes(validator):
     ]
     for doc in bad:
         assert validator.errors(doc) != [], doc
+
+
+@pytest.mark.parametrize("bad", ["NaN", "Infinity", "-Infinity", "-5", "1e400", '"12"'])
+def test_nonsense_usage_is_not_reported(bad, validator):
+    line = '{"type":"result","subtype":"success","is_error":false,"total_cost_usd":%s,' \
+           '"usage":{"input_tokens":%s,"output_tokens":3}}' % (bad, bad)
+    _, snapshot, _ = run_lines("claude-stream-json", [line])
+    assert "costUsd" not in snapshot["metrics"] and "inputTokens" not in snapshot["metrics"]
+    assert snapshot["metrics"]["outputTokens"] == 3
+    assert_valid(validator, snapshot)

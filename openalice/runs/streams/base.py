@@ -38,6 +38,7 @@ SESSION_ID_LIMIT = 256
 JOURNAL_TEXT_LIMIT = 4 * 1024  # text in a runtime.turn.text payload, like runtime.stopped's assistantText
 
 TOOL_STATUSES = ("running", "completed", "failed")
+_HUGE = 1e18
 _MISSING = object()
 
 
@@ -298,10 +299,6 @@ class StreamNormalizer:
         if (isinstance(value, str) and 0 < len(value) <= SESSION_ID_LIMIT and value[0] != "-"
                 and value.isprintable() and not any(ch.isspace() for ch in value)
                 and (replace or self.native_session_id is None)):
-            try:
-                value.encode("utf-8")
-            except UnicodeEncodeError:
-                return
             self.native_session_id = value
 
     def _has_reply(self) -> bool:
@@ -314,7 +311,8 @@ class StreamNormalizer:
     def _add_usage(self, *, input_tokens=None, output_tokens=None, cost_usd=None) -> None:
         for key, value in (("inputTokens", input_tokens), ("outputTokens", output_tokens),
                            ("costUsd", cost_usd)):
-            if isinstance(value, (int, float)) and not isinstance(value, bool) and value == value:
+            # json.loads accepts NaN and Infinity; neither (nor a negative count) is usage.
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < _HUGE:
                 self._usage[key] = self._usage.get(key, 0) + value
 
     def _text(self, text) -> None:
