@@ -1,0 +1,1 @@
+"""Headless runs: task registry, supervisor and normalized output."""
