@@ -78,11 +78,12 @@ class Document:
     def __getattr__(self, name: str):
         # parse() leaves entries and trailer to be cut on first use: readers
         # that only want the data (most of them) never pay for them.
-        pending = self.__dict__.pop("_pending", None)
-        if pending is None or name not in ("entries", "trailer"):
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        self.entries, self.trailer = _entries(*pending)
-        return getattr(self, name)
+        if name in ("entries", "trailer"):
+            pending = self.__dict__.pop("_pending", None)
+            if pending is not None:
+                self.entries, self.trailer = _entries(*pending)
+                return getattr(self, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
 
 # --------------------------------------------------------------------------

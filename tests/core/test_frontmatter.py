@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 import math
+import pickle
 import random
 import re
 import string
@@ -819,6 +821,17 @@ def test_compose():
     assert compose({}, "b") == "---\n{}\n---\n\nb\n"
     doc = parse(compose({"title": "x", "when": {"kind": "at"}}, "Hello"))
     assert doc.data == {"title": "x", "when": {"kind": "at"}} and doc.body == "\nHello\n"
+
+
+def test_entries_survive_copy_pickle_and_unrelated_lookups():
+    text = "---\n# c\na: 1\nb: 2\n---\nbody"
+    expected = parse(text).entries
+    doc = parse(text)
+    assert not hasattr(doc, "no_such_attribute")
+    assert copy.copy(doc).entries == expected
+    assert pickle.loads(pickle.dumps(parse(text))).entries == expected
+    assert copy.deepcopy(parse(text)) == parse(text)
+    assert doc.entries == expected and doc.trailer == ""
 
 
 def test_document_is_a_dataclass_with_the_named_fields():
