@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import operator
 import re
-from dataclasses import dataclass
 from functools import partial
 
 from openalice.core.errors import InvalidInput
@@ -39,13 +38,28 @@ class SchemaError(InvalidInput):
     default_code = "schema_error"
 
 
-@dataclass(frozen=True)
-class Violation:
-    """One reason an instance fails its schema."""
+class Violation(tuple):
+    """One reason an instance fails its schema: ``(instance_path, keyword_path,
+    message)``.  ``instance_path`` is a JSON pointer into the instance ("" for
+    the root), ``keyword_path`` one to the failing keyword in the schema.
 
-    instance_path: str  # JSON pointer into the instance, "" for the root
-    keyword_path: str   # JSON pointer to the failing keyword in the schema document
-    message: str
+    A tuple subclass rather than a dataclass: importing ``dataclasses`` (and
+    with it ``inspect``) would cost more than the rest of this module, and the
+    validator sits on start-up paths.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, instance_path: str, keyword_path: str, message: str) -> "Violation":
+        return tuple.__new__(cls, (instance_path, keyword_path, message))
+
+    instance_path = property(lambda self: self[0])
+    keyword_path = property(lambda self: self[1])
+    message = property(lambda self: self[2])
+
+    def __repr__(self) -> str:
+        return (f"Violation(instance_path={self[0]!r}, keyword_path={self[1]!r}, "
+                f"message={self[2]!r})")
 
 
 class Validator:
