@@ -276,3 +276,27 @@ def test_alice_inbox_group_is_the_same_tool(cli, ws):
     for verb in ("push", "list", "show", "files", "cat", "read", "unread", "mark-all-read",
                  "count", "delete"):
         assert f"\n  {verb} " in r.stdout
+
+
+def test_done_means_scenario_as_a_new_user(cli, ws):
+    """Push a report with three references (good, missing, escaping), see show
+    tell the truth, read it, mark all read, follow the journal."""
+    body = "Report: [[reports/close.md]] [[reports/missing.md]] [[leak/secret.txt]]"
+    entry_id = cli("alice", "inbox", "push", "--body", body, cwd=ws).stdout.strip()
+    other = push(cli, ws, "a second report")["id"]
+    shown = cli("alice", "inbox", "show", entry_id, "--json").json()
+    assert [(f["path"], f["available"], f.get("reason")) for f in shown["files"]] == [
+        ("reports/close.md", True, None), ("reports/missing.md", False, "missing"),
+        ("leak/secret.txt", False, "path_escape")]
+    assert shown["files"][0]["matchesRevision"] is True
+    assert cli("alice", "inbox", "count").stdout.strip() == "2 unread of 2"
+    assert cli("alice", "inbox", "read", entry_id).returncode == 0
+    assert cli("alice", "inbox", "count").stdout.strip() == "1 unread of 2"
+    r = cli("alice", "inbox", "mark-all-read")
+    assert r.stdout.strip() == "marked 1 read; 0 unread"
+    assert cli("alice", "inbox", "list", "--unread", "--json").json()["entries"] == []
+    r = cli("alice", "journal", "--follow", "--after-seq", "0", "--until-seq", "2")
+    assert r.returncode == 0
+    lines = r.stdout.splitlines()
+    assert len(lines) == 2 and all("inbox.received" in line for line in lines)
+    assert entry_id in lines[0] and other in lines[1]

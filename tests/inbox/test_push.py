@@ -1,6 +1,5 @@
 """Push: target workspace, origin stamping (item 57 adapted), journal fact."""
 
-import json
 
 import pytest
 

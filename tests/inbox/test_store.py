@@ -1,14 +1,13 @@
 """Entries: sortable ids, O(log n) lookup, pages, malformed lines, delete (items 48-52)."""
 
 import json
-import os
 
 import pytest
 
 from openalice import inbox
 from openalice.core import clock
 from openalice.core.errors import InvalidInput, NotFound
-from openalice.inbox.store import ID_RE, InboxStore, next_id
+from openalice.inbox.store import ID_RE, next_id
 
 from .conftest import T0
 
