@@ -12,6 +12,8 @@ inbox and the activity journal, manage sessions, credentials and models.
 
 commands:
   workspace    create (init), list, show and remove workspaces
+  inbox        publish and read Inbox reports (the verbs of alice-inbox)
+  journal      read the activity journal: pages, --after-seq, --follow
 
 options (every command):
   --json       print exactly one JSON document on stdout
@@ -22,6 +24,8 @@ examples:
   alice workspace init ~/work/notes --label Notes
   alice workspace list
   alice workspace show notes --json
+  alice inbox list --unread
+  alice journal --follow
 
 exit codes: 0 ok, 1 operational failure, 2 usage or invalid input,
             3 unavailable or busy, 4 forbidden
@@ -34,6 +38,8 @@ TOOL = Tool(
     help=HELP,
     verbs={
         "workspace": "openalice.cli.alice_workspace",
+        "inbox": "openalice.cli.alice_inbox",
+        "journal": "openalice.cli.alice_journal",
     },
 )
 
