@@ -103,7 +103,7 @@ def standard_catalog(directory: Path) -> Path:
     write_stub(wrappers, "flaky.sh", "list-fails")
     return write_catalog(directory, [
         adapter("good", "wrappers/good.sh", models=["m-1", "m-2", "m-3"], health=True,
-                listModels=True, envFile="wrappers/GOOD.env", env=["GOOD_API_KEY"]),
+                listModels=True, envFile="secrets/GOOD.env", env=["GOOD_API_KEY"]),
         adapter("leaky", "wrappers/leaky.sh", health=True),
         adapter("hang", "wrappers/hang.sh", health=True),
         adapter("nohealth", "wrappers/nohealth.sh", models=["n-1"]),
