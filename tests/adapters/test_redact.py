@@ -15,6 +15,7 @@ from openalice.adapters.redact import REDACTED, redact, summarize
     ("proxy https://bob:pa55word@proxy.local/v1 refused", "pa55word"),
     ("token ghp_ABCDEFGHIJKLMNOPQRSTUV is revoked", "ghp_ABCDEFGHIJKLMNOPQRSTUV"),
     ("request 9f8e7d6c5b4a39281706f5e4d3c2b1a0ffeeddcc failed", "9f8e7d6c5b4a39281706f5e4d3c2b1a0ffeeddcc"),
+    ("opts foo=api_key=chained-value-1", "chained-value-1"),
 ])
 def test_credential_shapes_are_redacted(text, secret):
     out = redact(text)
@@ -23,6 +24,13 @@ def test_credential_shapes_are_redacted(text, secret):
 
 def test_known_values_are_replaced_even_without_a_shape():
     assert redact("the engine said: plainvalue here", ["plainvalue"]) == f"the engine said: {REDACTED} here"
+
+
+def test_pathological_input_is_handled_whole():
+    # Long runs that defeat naive patterns: the result must still be right.
+    assert redact("token" * 5000) == "token" * 5000
+    assert redact("token=" * 3) == "token=[REDACTED]"
+    assert summarize("api_key=" + "a" * 60000) == "api_key=[REDACTED]"
 
 
 def test_plain_reasons_survive():
