@@ -38,6 +38,13 @@ _LETTER_RE = re.compile(r"[A-Za-z]")
 _SCAN_LIMIT = 4096
 
 
+def _reads_as_prose(value: str) -> bool:
+    """After a ``:`` a short plain word is prose ("credentials: missing"), not a
+    credential; quoted values, anything with digits or symbols, and long
+    words are still redacted.  ``key=value`` is always redacted."""
+    return value.isalpha() and len(value) < 12
+
+
 def _redact_assignments(text: str) -> str:
     out: list[str] = []
     pos = 0
@@ -45,7 +52,7 @@ def _redact_assignments(text: str) -> str:
         if match.start() < pos or not _SECRET_KEY_RE.search(match.group(1)):
             continue
         value = _VALUE_RE.match(text, match.end())
-        if value is None:
+        if value is None or (":" in match.group(0) and _reads_as_prose(value.group(0))):
             continue
         out.append(text[pos:match.end()])
         out.append(REDACTED)

@@ -246,8 +246,8 @@ class _Checker:
             self.error(file, f"{pointer}/model",
                        f"model '{model}' is narrowed out on this machine (modelAllow of '{entry.id}' "
                        f"is {', '.join(allowed) or 'empty'})",
-                       _did_you_mean(model, allowed)
-                       or f"harness-adapter set-models {entry.id} {model} ... (or --reset)")
+                       "allow it here: harness-adapter set-models "
+                       f"{entry.id} {' '.join(allowed + [model])} (or --reset)")
 
     def _suggest_wrapper(self, wrapper: str) -> str | None:
         catalog = self.catalog

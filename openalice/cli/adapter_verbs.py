@@ -278,14 +278,14 @@ def cmd_set_secret(args: argparse.Namespace, ctx: Context) -> int:
     from openalice.adapters import envfile
     from openalice.core import secrets
 
-    entry = _catalog(args).require(args.id)
-    path = envfile.check_settable(entry, args.key, force=args.force)
     if args.source not in (None, "-"):
-        # Do not repeat the value: it is already in the shell history.
+        # Checked first, and the value is never repeated: it is already in the shell history.
         raise UsageError("secrets are never taken from the command line; pass '-' and pipe the "
                          "value on stdin, or answer the hidden prompt", code="secret_in_argv",
                          details={"hint": "the value you typed may be in your shell history: "
                                           "rotate it"})
+    entry = _catalog(args).require(args.id)
+    path = envfile.check_settable(entry, args.key, force=args.force)
     if entry.env and args.key not in entry.env:
         ctx.warn(f"{args.key} is not one of the keys adapter '{entry.id}' declares "
                  f"({', '.join(entry.env)}); storing it anyway")

@@ -33,9 +33,19 @@ def test_pathological_input_is_handled_whole():
     assert summarize("api_key=" + "a" * 60000) == "api_key=[REDACTED]"
 
 
-def test_plain_reasons_survive():
-    text = "claude CLI not found on PATH; ANTHROPIC_API_KEY is not set"
+@pytest.mark.parametrize("text", [
+    "claude CLI not found on PATH; ANTHROPIC_API_KEY is not set",
+    "no credentials: set ANTHROPIC_API_KEY (harness-adapter set-secret claude ANTHROPIC_API_KEY -)",
+    "token: expired",
+])
+def test_plain_reasons_survive(text):
     assert redact(text) == text
+
+
+def test_colon_values_that_look_like_credentials_are_still_redacted():
+    assert redact("password: correcthorsebattery") == "password: [REDACTED]"
+    assert redact("token: abc123") == "token: [REDACTED]"
+    assert redact('secret: "plain"') == "secret: [REDACTED]"
 
 
 def test_summarize_redacts_before_truncating_and_flattens():

@@ -167,3 +167,26 @@ def test_wrappers_are_posix_sh():
         assert subprocess.run([shell, "-n", str(path)]).returncode == 0, path
         if path.name != "_lib.sh":
             assert os.access(path, os.X_OK) and path.read_text().startswith("#!/bin/sh\n")
+
+
+def test_shipped_reasons_reach_people_unredacted(sandbox, monkeypatch):
+    """The shipped wrappers' own down-reasons are plain enough to survive redaction."""
+    from datetime import datetime, timezone
+
+    from openalice.adapters import health
+
+    from .stubs import adapter, write_catalog
+
+    cat = catalog.load_catalog(write_catalog(sandbox["tmp"], [
+        adapter("claude", str(WRAPPERS / "claude.sh"), health=True, envFile="CLAUDE.env")]))
+    monkeypatch.setenv("PATH", f"{sandbox['bin']}:{SYSTEM_PATH}")
+    monkeypatch.setenv("HOME", str(sandbox["home"]))
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    now = datetime(2026, 11, 30, tzinfo=timezone.utc)
+    result = health.probe(cat.get("claude"), now=now)
+    assert result.detail == "claude CLI not found on PATH (npm install -g @anthropic-ai/claude-code)"
+    env_for(sandbox, "claude")  # installs the stub engine
+    result = health.probe(cat.get("claude"), now=now)
+    assert result.health == "down" and result.detail == (
+        "no credentials: set ANTHROPIC_API_KEY (harness-adapter set-secret claude ANTHROPIC_API_KEY -) "
+        "or run 'claude login'")

@@ -282,18 +282,19 @@ def test_set_secret_writes_a_0600_file_and_never_shows_the_value(ha, cat):
 
 def test_set_secret_refuses_argv_values_bad_names_and_newlines(ha, cat):
     env_file = cat.parent / "secrets" / "GOOD.env"
-    r = ha("set-secret", "good", "GOOD_API_KEY", CANARY, "--json")
+    ha("set-secret", "good", "GOOD_API_KEY", "-", input="first")
+    r = ha("set-secret", "good", "GOOD_API_KEY", CANARY, "--json")  # argv refused before "already set"
     assert r.returncode == 2 and r.json()["error"]["code"] == "secret_in_argv"
     assert CANARY not in r.stdout + r.stderr
     r = ha("set-secret", "good", "BAD-NAME", "-", input="v")
     assert r.returncode == 2
-    r = ha("set-secret", "good", "GOOD_API_KEY", "-", input="two\nlines\n")
+    r = ha("set-secret", "good", "GOOD_API_KEY", "-", "--force", input="two\nlines\n")
     assert r.returncode == 2 and "newline" in r.stderr
-    r = ha("set-secret", "good", "GOOD_API_KEY", "-", input="\n")
+    r = ha("set-secret", "good", "GOOD_API_KEY", "-", "--force", input="\n")
     assert r.returncode == 2 and "empty" in r.stderr
-    r = ha("set-secret", "nohealth", "K", "-", input="v", env=None)
+    r = ha("set-secret", "nohealth", "K", "-", input="v")
     assert r.returncode == 2 and "no envFile" in r.stderr  # nowhere to keep it
-    assert not env_file.exists()
+    assert env_file.read_text() == "GOOD_API_KEY='first'\n"  # untouched by every refusal
 
 
 def test_undeclared_key_warns_and_unset_secret_removes(ha, cat):
