@@ -192,7 +192,11 @@ class _Checker:
                 self.error(path, "/version", f"unknown version '{shown}' (expected one of {known})",
                            _did_you_mean(shown, KINDS) if isinstance(version, str) else None)
             return
-        violations = schema_validator(KINDS[version]).errors(document)
+        try:
+            violations = schema_validator(KINDS[version]).errors(document)
+        except AliceError as exc:  # e.g. nested too deeply to check
+            self.error(path, exc.field if exc.field not in (None, "/") else "", exc.message)
+            return
         for v in violations:
             self.error(path, v.instance_path, v.message)
         if version == "adapters/v1":

@@ -425,3 +425,34 @@ def test_validate_names_a_broken_binding(ha, cat):
     ha("disable", "good")
     r = ha("validate", str(presets / "team.json"), "--catalog-only", "--json")
     assert r.returncode == 2 and [d["pointer"] for d in r.json()["diagnostics"]] == ["/seats/worker/model"]
+
+
+# -- packaging -------------------------------------------------------------------------
+
+def test_wheel_ships_executable_wrappers_and_never_env_files(tmp_path):
+    """Secrets written beside the shipped wrappers must never reach a wheel."""
+    import shutil
+    import sys
+    import zipfile
+
+    repo = Path(__file__).resolve().parents[2]
+    copy = tmp_path / "src"
+    shutil.copytree(repo, copy, symlinks=True, ignore=shutil.ignore_patterns(
+        ".git", ".venv*", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache", "bench", "tests"))
+    for name in ("CLAUDE.env", ".CLAUDE.env.lock", ".tmp-CLAUDE.env.x1"):
+        (copy / "presets" / "wrappers" / name).write_text(f"ANTHROPIC_API_KEY='{CANARY}'\n")
+    build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
+                            "--no-build-isolation", "--wheel-dir", str(tmp_path / "dist"), str(copy)],
+                           capture_output=True, text=True, cwd=tmp_path)
+    assert build.returncode == 0, build.stderr
+    wheel = next((tmp_path / "dist").glob("openalice-*.whl"))
+    with zipfile.ZipFile(wheel) as zf:
+        infos = {i.filename: i for i in zf.infolist()}
+        assert not any(CANARY.encode() in zf.read(name) for name in infos)
+    wrappers = {n: i for n, i in infos.items() if n.startswith("openalice/presets/wrappers/")}
+    assert sorted(n.rsplit("/", 1)[1] for n in wrappers) == [
+        "_lib.sh", "claude.sh", "codex.sh", "opencode.sh", "pi.sh"]
+    for name, info in wrappers.items():
+        if not name.endswith("_lib.sh"):
+            assert (info.external_attr >> 16) & 0o111, name
+    assert "openalice/presets/_validate.py" in infos and "openalice/presets/adapters.json" in infos
