@@ -21,12 +21,13 @@ def register(sub, common) -> None:
     p = add_verb(verbs, "add", cmd_add, common=common,
                  help="store a credential; the key comes from stdin or a hidden prompt",
                  examples="  printf '%s' \"$ANTHROPIC_KEY\" | alice credential add anthropic-1 --vendor anthropic\n"
-                          "  alice credential add proxy --vendor custom --wire openai-chat "
-                          "--base-url http://127.0.0.1:8080/v1 -   # key on stdin\n"
+                          "  alice credential add proxy - --vendor custom --wire openai-chat "
+                          "--base-url http://127.0.0.1:8080/v1   # '-': key on stdin\n"
                           "  alice credential add claude-sub --vendor anthropic --auth subscription")
     p.add_argument("slug", metavar="SLUG", help="name: 1-64 of a-z, 0-9, '-'")
     p.add_argument("key_source", metavar="-", nargs="?",
-                   help="'-' reads the key from stdin (the default when stdin is not a terminal)")
+                   help="'-' (right after SLUG) reads the key from stdin, the default when stdin is not "
+                        "a terminal; anything else is refused: keys never go on the command line")
     p.add_argument("--vendor", required=True, help="anthropic, openai, google, xai, minimax, glm, kimi, "
                                                    "deepseek, longcat, openrouter, cursor or custom")
     p.add_argument("--auth", default="api-key", choices=("api-key", "subscription"),

@@ -170,7 +170,10 @@ def update(ws, fn: Callable[[dict], Any]) -> dict:
             current = empty_settings()
         new = apply(current)
         validate(new, file=path)
-        fs.atomic_write_json(path, new, mode=0o644)
+        text = fs.dump_json(new)
+        if len(text.encode("utf-8")) > MAX_BYTES:
+            raise InvalidInput(f"settings would exceed {MAX_BYTES} bytes", file=path, code="too_large")
+        fs.atomic_write_text(path, text, mode=0o644)
         return new
 
 
