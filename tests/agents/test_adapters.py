@@ -414,3 +414,9 @@ def test_unknown_agent_without_a_catalog(monkeypatch):
     with pytest.raises(NotFound) as err:
         agents.get_adapter("north")
     assert err.value.code == "unknown_agent" and "not available" in err.value.details["hint"]
+
+
+def test_claude_prompt_that_names_a_subcommand_stays_a_prompt(ws):
+    p = project("claude", bind("claude"), ws, prompt="update")
+    assert p.argv[-2:] == ["--", "update\n"]
+    assert project("claude", bind("claude"), ws, prompt="update the docs").argv[-1] == "update the docs"

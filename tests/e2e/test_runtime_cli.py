@@ -126,3 +126,20 @@ def test_models_cli(cli):
     assert bad.returncode == 2 and bad.json()["error"]["code"] == "unknown_vendor"
     human = cli("alice", "models", "show", "LongCat-2.0")
     assert "Reasoning optional · thinking default on" in human.stdout
+
+
+def test_writes_from_a_run_stay_in_its_workspace(cli, workspace, tmp_path):
+    other = tmp_path / "other"
+    assert cli("alice", "workspace", "init", str(other)).returncode == 0
+    run_env = {"ALICE_RUN_ID": "run-AbCdEf12", "ALICE_WORKSPACE_ID": "test-ws"}
+    own = cli("alice", "session", "new", "--agent", "codex", "--json", env=run_env, cwd=tmp_path)
+    assert own.returncode == 0, own  # the run's workspace is inferred from the run environment
+    assert own.json()["file"].startswith(str(workspace))
+    foreign = cli("alice", "settings", "set", "--default-agent", "pi", "--workspace", str(other), "--json",
+                  env=run_env)
+    assert foreign.returncode == 4 and foreign.json()["error"]["code"] == "cross_workspace_write"
+    r = cli("alice", "session", "new", "--workspace", "other", "--json", env=run_env)
+    assert r.returncode == 4
+    vault = cli("alice", "credential", "add", "x", "--vendor", "openai", "--json", env=run_env, input="k")
+    assert vault.returncode == 4 and vault.json()["error"]["code"] == "vault_write_from_run"
+    assert cli("alice", "credential", "list", "--json", env=run_env).returncode == 0  # reading is fine

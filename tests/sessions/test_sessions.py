@@ -268,3 +268,28 @@ def test_headless_surface_needs_a_headless_agent(ws, monkeypatch):
     with pytest.raises(InvalidInput) as err:
         sessions.resolve_binding(ws, agent="codex")
     assert err.value.code == "not_headless"
+
+
+def test_session_born_is_journalled_once_after_the_write(ws, monkeypatch):
+    import sys
+    import types
+
+    recorded = []
+    fake = types.ModuleType("openalice.journal")
+
+    def record(type_, payload, *, now, caused_by=None):
+        path = sessions.session_path(ws, payload["resumeId"])
+        assert path.exists()  # only after the durable write
+        recorded.append((type_, payload))
+        return {"seq": len(recorded)}
+
+    fake.record = record
+    monkeypatch.setitem(sys.modules, "openalice.journal", fake)
+    b = sessions.create_session(ws, agent="codex", model="gpt-5.5", now=NOW)
+    assert recorded == [("session.born", {"resumeId": b.resume_id, "agent": "codex", "credentialSource": "native",
+                                          "workspaceId": ws.id, "model": "gpt-5.5"})]
+    sessions.ensure_session(ws, b)  # equal: no-op, no new fact
+    assert len(recorded) == 1
+    other = sessions.make_binding(resume_id="resume-calm-amber-river-abcdef", agent="pi")
+    sessions.ensure_session(ws, other, now=NOW)
+    assert len(recorded) == 2 and recorded[1][1]["resumeId"] == "resume-calm-amber-river-abcdef"
