@@ -37,14 +37,12 @@ class ClaudeAdapter(Adapter):
     wire_preference = ("anthropic",)
     credential_env = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL")
 
-    def _subscription_access(self, rec) -> Access:
-        from openalice import credentials
-
+    def _subscription_access(self, rec, secret) -> Access:
         if rec["vendor"] != "anthropic":
             raise InvalidInput(f"claude takes a subscription credential only from vendor anthropic, not "
                                f"{rec['vendor']!r}", field="credential", code="credential_incompatible")
         return Access(source="vault", slug=rec["slug"], vendor=rec["vendor"], auth_type="subscription",
-                      secret=credentials.secret_for(rec["slug"]), last_model=rec.get("lastModel"),
+                      secret=secret, last_model=rec.get("lastModel"),
                       model_overrides=rec.get("modelOverrides", {}))
 
     def _build(self, *, mode, fields, access, model, effort, prompt, native_session_id, workspace, base_env,
