@@ -61,9 +61,9 @@ def check_slug(slug: str, *, field: str = "slug") -> str:
 
 def _check_model_id(model: Any, field: str, file: object = None) -> str:
     if (not isinstance(model, str) or not model.strip() or len(model) > 512
-            or any(ord(c) < 32 for c in model)):
-        raise InvalidInput("a model id is 1-512 printable characters", field=field, file=file,
-                           code="bad_model")
+            or any(ord(c) < 32 for c in model) or model.strip().startswith("-")):
+        raise InvalidInput("a model id is 1-512 printable characters, not starting with '-'", field=field,
+                           file=file, code="bad_model")
     return model.strip()
 
 

@@ -96,9 +96,10 @@ def _check_pref(pref: Any, where: str, file: object) -> None:
                                field=f"{where}/wireShape", code="bad_settings")
     if "model" in pref:
         model = pref["model"]
-        if not isinstance(model, str) or not model.strip() or len(model) > 512:
-            raise InvalidInput("model must be 1-512 characters", file=file, field=f"{where}/model",
-                               code="bad_settings")
+        if (not isinstance(model, str) or not model.strip() or len(model) > 512
+                or model.strip().startswith("-") or any(ord(c) < 32 for c in model)):
+            raise InvalidInput("model must be 1-512 printable characters, not starting with '-'", file=file,
+                               field=f"{where}/model", code="bad_settings")
     if "reasoningEffort" in pref and pref["reasoningEffort"] not in models.EFFORTS:
         raise InvalidInput(f"reasoningEffort must be one of {', '.join(models.EFFORTS)}", file=file,
                            field=f"{where}/reasoningEffort", code="bad_settings")

@@ -207,9 +207,10 @@ def make_binding(*, resume_id: str, agent: str, credential: Any = None, model: s
     validate_agent_name(agent, file=file)
     cred = normalize_credential(credential, file=file)
     if model is not None:
-        if not isinstance(model, str) or len(model) > 512 or any(ord(c) < 32 for c in model):
-            raise InvalidInput("model must be 1-512 printable characters", field="model", file=file,
-                               code="bad_model")
+        if (not isinstance(model, str) or len(model) > 512 or any(ord(c) < 32 for c in model)
+                or model.strip().startswith("-")):
+            raise InvalidInput("model must be 1-512 printable characters, not starting with '-'",
+                               field="model", file=file, code="bad_model")
         model = model.strip() or None  # an empty model means "engine default"
     if effort is not None:
         try:

@@ -233,6 +233,10 @@ def test_headless_argv_is_the_one_that_completed_real_turns(ws, run_dir):
     subst = {"<dir>": ws_dir, "<model>": model, "<prompt>": prompt, "<t>": "resume-calm-amber-river-abcdef",
              "fake/<model>": f"fake/{model}"}
 
+    def joined_title(tokens):  # ours passes "--title=T" as one token (a title may start with '-')
+        return [t for t in tokens if not t.startswith("--title=")] + [
+            x for t in tokens if t.startswith("--title=") for x in ("--title", t.split("=", 1)[1])]
+
     def readme(cli):
         return [subst.get(t, t.replace("<model>", model)) for t in _readme_argv(cli)]
 
@@ -245,7 +249,7 @@ def test_headless_argv_is_the_one_that_completed_real_turns(ws, run_dir):
     assert 'base_url="http://127.0.0.1:4000/v1"' in table and 'env_key="OPENALICE_SESSION_KEY"' in table
 
     opencode = project("opencode", bind("opencode", vault("fake-chat"), model, "high"), ws)
-    assert _normalize([t for t in opencode.argv if t != "--auto"], ["openalice-session"]) == \
+    assert _normalize(joined_title([t for t in opencode.argv if t != "--auto"]), ["openalice-session"]) == \
         _normalize(readme("opencode"), ["fake"])
     assert opencode.stdin == prompt.encode()
 
@@ -298,7 +302,9 @@ def test_opencode_prompt_on_stdin_and_session(ws):
     p = project("opencode", bind("opencode", None, "anthropic/claude-x"), ws, prompt="--version please",
                 native_session_id="ses_dd45")
     assert p.stdin == b"--version please" and "--version please" not in p.argv
-    assert p.argv[p.argv.index("-s") + 1] == "ses_dd45" and "--title" not in p.argv
+    assert p.argv[p.argv.index("-s") + 1] == "ses_dd45" and not any(a.startswith("--title") for a in p.argv)
+    fresh = project("opencode", bind("opencode"), ws, mode="interactive", prompt="-x marks the spot")
+    assert "--prompt=-x marks the spot" in fresh.argv
     assert p.env["OPENCODE_DISABLE_AUTOUPDATE"] == "1"
     assert "OPENCODE_CONFIG_CONTENT" not in p.env  # ambient stale config is stripped, none projected (native)
 

@@ -142,6 +142,8 @@ def test_item14_legacy_workspace_source_is_refused_not_guessed(ws):
 def test_empty_model_is_dropped_and_ids_are_safe_file_names(ws):
     b = sessions.make_binding(resume_id="3f1c2d4e-aaaa-bbbb-cccc-123456789abc", agent="codex", model="  ")
     assert b.model is None  # UUIDs stay valid ids
+    with pytest.raises(InvalidInput):
+        sessions.make_binding(resume_id="r-1", agent="codex", model="--dangerous")  # would read as a flag
     for bad in ("", ".", "..", "a/b", "a\\b", "a\x00b", "x.json"):
         with pytest.raises(InvalidInput):
             sessions.session_path(ws, bad)
