@@ -223,10 +223,19 @@ class Adapter:
             return model
         return access.last_model or models.default_model(access.vendor)
 
-    def override_for(self, access: Access, model: str | None) -> dict | None:
-        if not model or model not in access.model_overrides:
-            return None
-        return {"model": model, **access.model_overrides[model]}
+    def override_for(self, access: Access, model: str | None, effort: str | None = None) -> dict | None:
+        """The credential's override for exactly ``model``.  An explicit effort on a model
+        nobody describes says the model reasons: without that, engines that register
+        models (pi, opencode) would silently drop the effort."""
+        override = None
+        if model and model in access.model_overrides:
+            override = {"model": model, **access.model_overrides[model]}
+        if model and effort and effort != "none" and "reasoning" not in (override or {}):
+            from openalice import models
+
+            if models.resolve(access.vendor, model, auth_type=access.auth_type) is None:
+                override = {"model": model, **(override or {}), "reasoning": True}
+        return override
 
     # -- projection -----------------------------------------------------------------------------
     def project(self, binding: Any, *, mode: str = "headless", prompt: str | None = None,

@@ -66,7 +66,7 @@ class OpencodeAdapter(Adapter):
             if not model:
                 raise InvalidInput(f"opencode needs a model for credential {access.slug!r} (vendor "
                                    f"{access.vendor} has no default)", field="model", code="model_required")
-            config = provider_config(access, model, self.override_for(access, model))
+            config = provider_config(access, model, self.override_for(access, model, effort))
             extra["OPENCODE_CONFIG_CONTENT"] = json.dumps(config, separators=(",", ":"))
             secret_env[SESSION_KEY_VAR] = access.secret
             model_arg = config["model"]

@@ -92,7 +92,7 @@ class PiAdapter(Adapter):
             target = agent_dir / "models.json"
             # Per-run scratch: atomic (pi never reads half a file) but not fsynced, since
             # after a crash the run it belongs to is gone anyway.
-            fs.atomic_write_json(target, models_json(access, model, self.override_for(access, model)),
+            fs.atomic_write_json(target, models_json(access, model, self.override_for(access, model, effort)),
                                  mode=0o600, durable=False)
             files.append(str(target))
             extra["PI_CODING_AGENT_DIR"] = str(agent_dir)

@@ -319,7 +319,7 @@ def test_pi_vault_config_only_in_the_run_dir(ws, run_dir, tmp_path):
     doc = json.loads((agent_dir / "models.json").read_text())
     assert doc == {"providers": {"openalice-session": {
         "baseUrl": "http://127.0.0.1:4000/v1", "api": "openai-responses", "apiKey": "OPENALICE_SESSION_KEY",
-        "models": [{"id": "fake-model"}]}}}
+        "models": [{"id": "fake-model", "reasoning": True}]}}}  # the recorded working config
     assert oct((agent_dir / "models.json").stat().st_mode & 0o777) == "0o600"
     bucket = "--" + str(ws.root).lstrip("/").replace("/", "-") + "--"
     assert p.argv[p.argv.index("--session-dir") + 1] == str(home / ".pi" / "agent" / "sessions" / bucket)
@@ -426,3 +426,25 @@ def test_claude_prompt_that_names_a_subcommand_stays_a_prompt(ws):
     p = project("claude", bind("claude"), ws, prompt="update")
     assert p.argv[-2:] == ["--", "update\n"]
     assert project("claude", bind("claude"), ws, prompt="update the docs").argv[-1] == "update the docs"
+
+
+def test_explicit_effort_on_an_unknown_model_registers_it_as_reasoning(ws, run_dir):
+    """pi and opencode drop an effort for a model registered without reasoning; an explicit
+    effort is the user saying the model reasons (the recorded working pi config did the same)."""
+    add("cu", "custom", base_url="http://127.0.0.1:9/v1", wire_specs=["openai-chat"])
+    project("pi", bind("pi", vault("cu"), "fake-model", "high"), ws, run_dir=run_dir)
+    models_json = json.loads((run_dir / "pi-agent" / "models.json").read_text())
+    assert models_json["providers"]["openalice-session"]["models"] == [{"id": "fake-model", "reasoning": True}]
+    project("pi", bind("pi", vault("cu"), "fake-model", "none"), ws, run_dir=run_dir)
+    models_json = json.loads((run_dir / "pi-agent" / "models.json").read_text())
+    assert models_json["providers"]["openalice-session"]["models"] == [{"id": "fake-model"}]
+    oc = json.loads(project("opencode", bind("opencode", vault("cu"), "fake-model", "high"), ws)
+                    .env["OPENCODE_CONFIG_CONTENT"])
+    assert oc["provider"]["openalice-session"]["models"]["fake-model"] == {"reasoning": True}
+    from openalice import credentials
+    from .conftest import NOW
+
+    credentials.set_model_override("cu", "fake-model", reasoning=False, now=NOW)  # the user's word wins
+    oc = json.loads(project("opencode", bind("opencode", vault("cu"), "fake-model", "high"), ws)
+                    .env["OPENCODE_CONFIG_CONTENT"])
+    assert oc["provider"]["openalice-session"]["models"]["fake-model"] == {"reasoning": False}
