@@ -7,8 +7,8 @@ settings (which may carry another key or an ``apiKeyHelper``) cannot override
 the injected one; the key travels in ``ANTHROPIC_API_KEY`` (or
 ``ANTHROPIC_AUTH_TOKEN`` for bearer endpoints), a subscription token in
 ``CLAUDE_CODE_OAUTH_TOKEN``.  As root, ``--dangerously-skip-permissions``
-needs ``IS_SANDBOX=1``.  A prompt that is exactly a claude subcommand name
-(``update``, ``doctor``...) gets a trailing newline so it stays a prompt.
+needs ``IS_SANDBOX=1``.  After ``--`` a prompt that starts with ``-`` or is
+exactly a subcommand name (``update``) stays a prompt (checked with 2.1.197).
 """
 
 from __future__ import annotations
@@ -22,9 +22,6 @@ from .base import Access, Adapter, Capabilities
 __all__ = ["ClaudeAdapter"]
 
 _OFFICIAL = "https://api.anthropic.com"
-# claude's parser dispatches a first operand naming a subcommand even after "--".
-_SUBCOMMANDS = frozenset({"agents", "auth", "auto-mode", "doctor", "gateway", "help", "install", "mcp", "plugin",
-                          "plugins", "project", "setup-token", "ultrareview", "update", "upgrade"})
 
 
 class ClaudeAdapter(Adapter):
@@ -60,7 +57,7 @@ class ClaudeAdapter(Adapter):
         if native_session_id:
             argv += ["--resume", native_session_id]
         if prompt:
-            argv += ["--", prompt + "\n" if prompt in _SUBCOMMANDS else prompt]
+            argv += ["--", prompt]
         extra: dict[str, str] = {}
         secret_env: dict[str, str] = {}
         if hasattr(os, "geteuid") and os.geteuid() == 0:
