@@ -99,6 +99,7 @@ def test_item7_openrouter_per_engine(ws, run_dir):
     pi = project("pi", bind("pi", vault("or")), ws, run_dir=run_dir)
     provider = json.loads((run_dir / "pi-agent" / "models.json").read_text())["providers"]["openalice-session"]
     assert (provider["baseUrl"], provider["api"]) == ("https://openrouter.ai/api/v1", "openai-completions")
+    assert pi.env["OPENALICE_SESSION_KEY"] == "sk-or"
 
 
 def test_item8_minimax_legacy_chat_only_credential(ws, run_dir):
@@ -107,6 +108,7 @@ def test_item8_minimax_legacy_chat_only_credential(ws, run_dir):
     pi = project("pi", bind("pi", cred, "MiniMax-M2.7"), ws, run_dir=run_dir)
     provider = json.loads((run_dir / "pi-agent" / "models.json").read_text())["providers"]["openalice-session"]
     assert (provider["baseUrl"], provider["api"]) == ("https://api.minimaxi.com/anthropic", "anthropic-messages")
+    assert pi.argv[pi.argv.index("--provider") + 1] == "openalice-session"
     oc = json.loads(project("opencode", bind("opencode", cred, "MiniMax-M2.7"), ws).env["OPENCODE_CONFIG_CONTENT"])
     options = oc["provider"]["openalice-session"]["options"]
     assert oc["provider"]["openalice-session"]["npm"] == "@ai-sdk/anthropic"

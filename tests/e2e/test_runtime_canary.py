@@ -5,8 +5,6 @@ secret file) under either home, the workspace or the per-run directories."""
 import os
 from pathlib import Path
 
-import pytest
-
 CANARY = "sk-canary-must-not-leak-7f3a9c"
 AGENTS = ("claude", "codex", "opencode", "pi")
 
