@@ -22,8 +22,10 @@ compare by JSON type (``1 != true``, ``{"a": 1} == {"a": 1.0}``).
 
 from __future__ import annotations
 
+import operator
 import re
 from dataclasses import dataclass
+from functools import partial
 
 from openalice.core.errors import InvalidInput
 
@@ -157,10 +159,6 @@ def _freeze(value):
     if kind is dict:
         return ("o", frozenset((k, _freeze(v)) for k, v in value.items()))
     return _freeze(_base_type(value)(value))
-
-
-def _json_equal(a, b) -> bool:
-    return _freeze(a) == _freeze(b)
 
 
 def _show(value, depth: int = 0) -> str:
@@ -342,14 +340,20 @@ def _compile_pattern(pattern: str) -> re.Pattern:
 # ---------------------------------------------------------------------------
 # URIs and JSON pointers inside one document
 
-_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
-_ANCHOR = re.compile(r"[A-Za-z_][-A-Za-z0-9._]*\Z")
+_ANCHOR = r"[A-Za-z_][-A-Za-z0-9._]*"
+
+
+def _has_scheme(ref: str) -> bool:
+    scheme, colon, _ = ref.partition(":")
+    return bool(colon) and scheme[:1].isalpha() and scheme.isascii() \
+        and all(c.isalnum() or c in "+.-" for c in scheme)
 
 
 def _join(base: str, ref: str) -> str:
+    """RFC 3986 resolution; urljoin alone drops a fragment-only ref against a URN base."""
     if ref.startswith("#"):
         return base.partition("#")[0] + ref
-    if not base or _SCHEME.match(ref):
+    if not base or _has_scheme(ref):
         return ref
     from urllib.parse import urljoin
     return urljoin(base, ref)
@@ -443,6 +447,9 @@ _STR, _NUM, _ARR, _OBJ = (str,), (int, float), (list,), (dict,)
 
 
 class _Compiler:
+    """Turns one schema document into _Nodes: index every $id/$anchor first,
+    then compile from the root, each location once (keyed by its pointer)."""
+
     def __init__(self, schema, source) -> None:
         self.schema = schema
         self.source = source
@@ -477,7 +484,8 @@ class _Compiler:
             if isinstance(anchor, str):
                 key = base + "#" + anchor
                 if self.anchors.get(key, pointer) != pointer:
-                    raise self.fail(pointer + "/$anchor", f"$anchor {anchor!r} is defined twice in {base or 'the document'}")
+                    raise self.fail(pointer + "/$anchor",
+                                    f"$anchor {anchor!r} is defined twice in {base or 'the document'}")
                 self.anchors[key] = pointer
         self.located.setdefault(pointer, (schema, base))
         if not isinstance(schema, dict):
@@ -552,7 +560,7 @@ class _Compiler:
             self.build(node, schema, base)
         return node
 
-    def child(self, parent: _Node, schema, pointer: str, base: str) -> _Node:
+    def child(self, schema, pointer: str, base: str) -> _Node:
         if pointer not in self.located:
             self.index(schema, pointer, base)
         return self.node(pointer)
@@ -564,7 +572,8 @@ class _Compiler:
             return
         if schema is False:
             def collect_false(value, path, out):
-                out.append(Violation(_pointer(path), pointer, f"{_show(value)} is not allowed here (the schema is false)"))
+                out.append(Violation(_pointer(path), pointer,
+                                     f"{_show(value)} is not allowed here (the schema is false)"))
             node.check, node.collect = _false, collect_false
             return
         if not isinstance(schema, dict):
@@ -572,7 +581,7 @@ class _Compiler:
         if "$id" in schema and not isinstance(schema["$id"], str):
             raise self.fail(pointer + "/$id", "$id must be a string")
         anchor = schema.get("$anchor")
-        if anchor is not None and not (isinstance(anchor, str) and _ANCHOR.match(anchor)):
+        if anchor is not None and not (isinstance(anchor, str) and re.fullmatch(_ANCHOR, anchor)):
             raise self.fail(pointer + "/$anchor", f"$anchor must be a plain name, not {_show(anchor)}")
 
         keywords: list[_Keyword] = []
@@ -588,13 +597,8 @@ class _Compiler:
                 allowed = compiled.kinds
                 compiled.kinds = None
             keywords.append(compiled)
-        for name in ("$defs",):  # compile definitions even when unused, so their errors surface now
-            members = schema.get(name)
-            if members is not None:
-                if not isinstance(members, dict):
-                    raise self.fail(f"{pointer}/{name}", f"{name} must be an object")
-                for member_name, member in members.items():
-                    self.child(node, member, f"{pointer}/{name}/{_escape(member_name)}", base)
+        if "$defs" in schema:  # compiled even when unused, so that their errors surface now
+            self.subschema_map(node, schema, "$defs", f"{pointer}/$defs", base)
 
         node.check = self.assemble_check(keywords, allowed)
         node.collect = self.assemble_collect(keywords)
@@ -688,7 +692,7 @@ class _Compiler:
         value = schema[keyword]
         if not isinstance(value, (dict, bool)):
             raise self.fail(where, f"{keyword} must be a schema (an object or a boolean), not {_show(value)}")
-        sub = self.child(node, value, where, base)
+        sub = self.child(value, where, base)
         if inplace:
             node.inplace.append(sub)
         return sub
@@ -701,7 +705,7 @@ class _Compiler:
         for position, member in enumerate(value):
             if not isinstance(member, (dict, bool)):
                 raise self.fail(f"{where}/{position}", f"{keyword} entries must be schemas, not {_show(member)}")
-            subs.append(self.child(node, member, f"{where}/{position}", base))
+            subs.append(self.child(member, f"{where}/{position}", base))
         if inplace:
             node.inplace.extend(subs)
         return subs
@@ -714,7 +718,7 @@ class _Compiler:
         for name, member in value.items():
             if not isinstance(member, (dict, bool)):
                 raise self.fail(f"{where}/{_escape(name)}", f"{keyword} values must be schemas, not {_show(member)}")
-            subs[name] = self.child(node, member, f"{where}/{_escape(name)}", base)
+            subs[name] = self.child(member, f"{where}/{_escape(name)}", base)
         if inplace:
             node.inplace.extend(subs.values())
         return subs
@@ -723,7 +727,8 @@ class _Compiler:
         try:
             return _compile_pattern(source)
         except re.error as err:
-            hint = " (Unicode property escapes like \\p{...} are not supported)" if "\\p" in source or "\\P" in source else ""
+            unicode_property = "\\p" in source or "\\P" in source
+            hint = " (Unicode property escapes like \\p{...} are not supported)" if unicode_property else ""
             raise self.fail(where, f"pattern '{source}' cannot be compiled: {err}{hint}") from None
         except RecursionError:
             raise self.fail(where, f"pattern '{source}' is too complex to compile") from None
@@ -733,9 +738,10 @@ class _Compiler:
     def kw_type(self, node, schema, base, where):
         declared = schema["type"]
         names = [declared] if isinstance(declared, str) else declared
-        if not isinstance(names, list) or not names or any(not isinstance(n, str) or n not in _TYPE_NAMES for n in names) \
-                or len(set(names)) != len(names):
-            raise self.fail(where, f"type must be one of {', '.join(_TYPE_NAMES)} or a list of them, not {_show(declared)}")
+        if (not isinstance(names, list) or not names or len(set(map(str, names))) != len(names)
+                or any(not isinstance(n, str) or n not in _TYPE_NAMES for n in names)):
+            raise self.fail(where, f"type must be one of {', '.join(_TYPE_NAMES)} or a list of them, "
+                                   f"not {_show(declared)}")
         kinds = tuple({k: None for n in names for k in _TYPE_NAMES[n]})
         integer_floats = "integer" in names and "number" not in names
         wanted = ", ".join(repr(n) for n in names)
@@ -757,7 +763,7 @@ class _Compiler:
         if not isinstance(options, list):
             raise self.fail(where, f"enum must be an array, not {_show(options)}")
         check = self.equality(options)
-        shown = _show(options) if len(options) <= 3 else "[" + ", ".join(_show(o, 1) for o in options) + "]"
+        shown = "[" + ", ".join(_show(o, 1) for o in options[:12]) + (", ...]" if len(options) > 12 else "]")
 
         def collect(value, path, out):
             if not check(value):
@@ -792,13 +798,9 @@ class _Compiler:
                 return value in booleans
             if value is None:
                 return has_null
-            if not others:
-                return False
             if kind not in _JSON_TYPES:
-                value = _base_type(value)(value)
-                if type(value) in (str, int, float, bool):
-                    return check(value)
-            return _freeze(value) in others
+                return check(_base_type(value)(value))
+            return bool(others) and _freeze(value) in others
         return check
 
     def kw_ref(self, node, schema, base, where):
@@ -831,8 +833,8 @@ class _Compiler:
 
         def collect(value, path, out):
             if not check(value):
-                out.append(Violation(_pointer(path), where, f"{_show(value)} does not match any of the schemas in anyOf"
-                                     + _closest(collectors, value, path)))
+                out.append(Violation(_pointer(path), where, f"{_show(value)} does not match any of the schemas "
+                                     f"in anyOf{_closest(collectors, value, path)}"))
         return _Keyword(None, 2, check, collect)
 
     def kw_oneOf(self, node, schema, base, where):
@@ -852,8 +854,8 @@ class _Compiler:
         def collect(value, path, out):
             matches = [i for i, sub in enumerate(checks) if sub(value)]
             if not matches:
-                out.append(Violation(_pointer(path), where, f"{_show(value)} does not match any of the schemas in oneOf"
-                                     + _closest(collectors, value, path)))
+                out.append(Violation(_pointer(path), where, f"{_show(value)} does not match any of the schemas "
+                                     f"in oneOf{_closest(collectors, value, path)}"))
             elif len(matches) > 1:
                 out.append(Violation(_pointer(path), where, f"{_show(value)} matches more than one schema in oneOf "
                                      f"(#{matches[0]} and #{matches[1]})"))
@@ -926,29 +928,29 @@ class _Compiler:
 
     # -- keywords: numbers -------------------------------------------------------
 
-    def bound(self, schema, keyword, where, holds, relation):
+    def bound(self, schema, keyword, where, limit_holds, relation):
+        """*limit_holds* is an operator applied as ``op(limit, value)``; bound with
+        functools.partial it runs without a Python frame."""
         limit = self.number(schema, keyword, where)
-
-        def check(value):
-            return holds(value, limit)
+        check = partial(limit_holds, limit)
 
         def collect(value, path, out):
-            if not holds(value, limit):
+            if not check(value):
                 out.append(Violation(_pointer(path), where, f"{_show(value)} is {relation} {_show(limit)}"))
         return _Keyword(_NUM, 0, check, collect)
 
     def kw_minimum(self, node, schema, base, where):
-        return self.bound(schema, "minimum", where, lambda v, m: v >= m, "less than the minimum of")
+        return self.bound(schema, "minimum", where, operator.le, "less than the minimum of")
 
     def kw_maximum(self, node, schema, base, where):
-        return self.bound(schema, "maximum", where, lambda v, m: v <= m, "greater than the maximum of")
+        return self.bound(schema, "maximum", where, operator.ge, "greater than the maximum of")
 
     def kw_exclusiveMinimum(self, node, schema, base, where):
-        return self.bound(schema, "exclusiveMinimum", where, lambda v, m: v > m,
+        return self.bound(schema, "exclusiveMinimum", where, operator.lt,
                           "less than or equal to the exclusive minimum of")
 
     def kw_exclusiveMaximum(self, node, schema, base, where):
-        return self.bound(schema, "exclusiveMaximum", where, lambda v, m: v < m,
+        return self.bound(schema, "exclusiveMaximum", where, operator.gt,
                           "greater than or equal to the exclusive maximum of")
 
     def kw_multipleOf(self, node, schema, base, where):
@@ -976,7 +978,8 @@ class _Compiler:
 
         def collect(value, path, out):
             if len(value) < limit:
-                out.append(Violation(_pointer(path), where, f"array has {len(value)} item(s), fewer than the minimum of {limit}"))
+                out.append(Violation(_pointer(path), where,
+                                     f"array has {len(value)} item(s), fewer than the minimum of {limit}"))
         return _Keyword(_ARR, 0, lambda value: len(value) >= limit, collect)
 
     def kw_maxItems(self, node, schema, base, where):
@@ -984,7 +987,8 @@ class _Compiler:
 
         def collect(value, path, out):
             if len(value) > limit:
-                out.append(Violation(_pointer(path), where, f"array has {len(value)} item(s), more than the maximum of {limit}"))
+                out.append(Violation(_pointer(path), where,
+                                     f"array has {len(value)} item(s), more than the maximum of {limit}"))
         return _Keyword(_ARR, 0, lambda value: len(value) <= limit, collect)
 
     def kw_uniqueItems(self, node, schema, base, where):
@@ -1090,7 +1094,8 @@ class _Compiler:
             if found < low:
                 if "minContains" in schema:
                     out.append(Violation(_pointer(path), parent + "/minContains",
-                                         f"array has {found} item(s) matching 'contains', fewer than minContains {low}"))
+                                         f"array has {found} item(s) matching 'contains', "
+                                         f"fewer than minContains {low}"))
                 else:
                     out.append(Violation(_pointer(path), where, f"{_show(value)} has no item matching 'contains'"))
             elif high is not None and found > high:
@@ -1205,7 +1210,8 @@ class _Compiler:
                         pattern_step(item, path + (name,), out)
                 if not matched and extra_collect is not None:
                     if extra_is_false:
-                        out.append(Violation(_pointer(path + (name,)), extra_where, f"unexpected property {_show(name)}"))
+                        out.append(Violation(_pointer(path + (name,)), extra_where,
+                                             f"unexpected property {_show(name)}"))
                     else:
                         extra_collect(item, path + (name,), out)
         return _Keyword(_OBJ, 2, check, collect)
@@ -1251,8 +1257,8 @@ class _Compiler:
 
     def kw_dependentRequired(self, node, schema, base, where):
         rules = schema["dependentRequired"]
-        if not isinstance(rules, dict) or any(not isinstance(names, list) or any(not isinstance(n, str) for n in names)
-                                              for names in rules.values()):
+        if not isinstance(rules, dict) or any(
+                not isinstance(names, list) or any(not isinstance(n, str) for n in names) for names in rules.values()):
             raise self.fail(where, "dependentRequired must map property names to arrays of strings")
         pairs = tuple((name, frozenset(needs), tuple(needs)) for name, needs in rules.items() if needs)
         if not pairs:
