@@ -14,6 +14,11 @@ commands:
   workspace    create (init), list, show and remove workspaces
   inbox        publish and read Inbox reports (the verbs of alice-inbox)
   journal      read the activity journal: pages, --after-seq, --follow
+  session      create, list, show and replace sessions (frozen runtime bindings)
+  settings     show and set workspace runtime preferences (.alice/settings.json)
+  credential   add, list and remove provider credentials (the vault)
+  models       show model semantics (limits, reasoning, efforts)
+  doctor       check homes, workspaces, agent CLIs, credentials, adapters, timers
 
 options (every command):
   --json       print exactly one JSON document on stdout
@@ -26,6 +31,10 @@ examples:
   alice workspace show notes --json
   alice inbox list --unread
   alice journal --follow
+  printf '%s' "$KEY" | alice credential add ds-1 --vendor deepseek
+  alice settings set --agent pi --credential ds-1 --model deepseek-v4-pro --default
+  alice session new && alice session list
+  alice doctor
 
 exit codes: 0 ok, 1 operational failure, 2 usage or invalid input,
             3 unavailable or busy, 4 forbidden
@@ -40,6 +49,11 @@ TOOL = Tool(
         "workspace": "openalice.cli.alice_workspace",
         "inbox": "openalice.cli.alice_inbox",
         "journal": "openalice.cli.alice_journal",
+        "session": "openalice.cli.alice_session",
+        "settings": "openalice.cli.alice_settings",
+        "credential": "openalice.cli.alice_credential",
+        "models": "openalice.cli.alice_models",
+        "doctor": "openalice.cli.alice_doctor",
     },
 )
 
