@@ -3,8 +3,6 @@ engine from the harness-adapter catalog run through its wrapper."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from openalice.core.errors import AliceError, InvalidInput, NotFound
 
 from .base import Adapter
@@ -30,15 +28,6 @@ def _builtin(name: str) -> Adapter:
     return getattr(importlib.import_module(module_name), cls_name)()
 
 
-def _field(entry: Any, *names: str) -> Any:
-    for name in names:
-        if isinstance(entry, dict) and name in entry:
-            return entry[name]
-        if not isinstance(entry, dict) and hasattr(entry, name):
-            return getattr(entry, name)
-    return None
-
-
 def _catalog_module():
     try:
         from openalice.adapters import catalog
@@ -47,41 +36,17 @@ def _catalog_module():
     return catalog
 
 
-def _catalog_entry(name: str) -> Any:
-    """The catalog entry for ``name`` (None when there is no catalog or no entry)."""
+def _catalog_entry(name: str):
+    """The harness-adapter catalog entry for ``name`` (None when absent)."""
     catalog = _catalog_module()
-    if catalog is None:
-        return None
-    for fn_name in ("get", "find", "get_entry", "entry"):
-        fn = getattr(catalog, fn_name, None)
-        if callable(fn):
-            try:
-                return fn(name)
-            except (NotFound, KeyError, LookupError):
-                return None
-    for fn_name in ("entries", "load", "load_catalog", "list_entries"):
-        fn = getattr(catalog, fn_name, None)
-        if callable(fn):
-            result = fn()
-            items = result.get("adapters", result) if isinstance(result, dict) else result
-            for entry in items or ():
-                if _field(entry, "id", "name") == name:
-                    return entry
-            return None
-    return None
+    return None if catalog is None else catalog.find(name)
 
 
-def _wrapper_adapter(name: str, entry: Any) -> Adapter:
+def _wrapper_adapter(entry) -> Adapter:
     from .wrapper import WrapperAdapter
 
-    wrapper = _field(entry, "wrapper_path", "wrapperPath", "wrapper")
-    if not wrapper:
-        raise InvalidInput(f"catalog entry {name!r} has no wrapper", field="agent", code="bad_wrapper")
-    efforts = _field(entry, "efforts")
-    models = _field(entry, "models") or ()
-    return WrapperAdapter(name, wrapper, efforts=tuple(efforts) if efforts else None,
-                          models=tuple(m for m in models if isinstance(m, str)),
-                          health=bool(_field(entry, "health")), list_models=bool(_field(entry, "listModels")))
+    return WrapperAdapter(entry.id, entry.wrapper, models=tuple(entry.models), health=entry.health,
+                          list_models=entry.listModels, stream=entry.stream, env_file=entry.envFile)
 
 
 def get_adapter(name: str) -> Adapter:
@@ -101,7 +66,7 @@ def get_adapter(name: str) -> Adapter:
         hint = ("built-in agents: " + ", ".join(BUILTIN)
                 + ("" if _catalog_module() is not None else "; the adapter catalog is not available"))
         raise NotFound(f"unknown agent {name!r}", field="agent", code="unknown_agent", details={"hint": hint})
-    return _wrapper_adapter(name, entry)
+    return _wrapper_adapter(entry)
 
 
 def is_known(name: str) -> bool:
@@ -117,17 +82,9 @@ def known_agents() -> list[dict]:
     out = [_builtin(n).describe() for n in BUILTIN]
     catalog = _catalog_module()
     if catalog is not None:
-        for fn_name in ("entries", "load", "load_catalog", "list_entries"):
-            fn = getattr(catalog, fn_name, None)
-            if callable(fn):
-                try:
-                    result = fn()
-                    items = result.get("adapters", result) if isinstance(result, dict) else result
-                    for entry in items or ():
-                        ident = _field(entry, "id", "name")
-                        if isinstance(ident, str) and ident not in BUILTIN:
-                            out.append(_wrapper_adapter(ident, entry).describe())
-                except Exception:  # listing is informational
-                    pass
-                break
+        try:
+            entries = catalog.load_catalog().entries
+        except AliceError:  # listing is informational; `harness-adapter validate` reports it
+            entries = ()
+        out.extend(_wrapper_adapter(e).describe() for e in entries if e.id not in BUILTIN)
     return out

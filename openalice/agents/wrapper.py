@@ -23,7 +23,8 @@ class WrapperAdapter(Adapter):
     wire_preference = ()
 
     def __init__(self, name: str, wrapper: os.PathLike | str, *, efforts: tuple[str, ...] | None = None,
-                 models: tuple[str, ...] = (), health: bool = False, list_models: bool = False) -> None:
+                 models: tuple[str, ...] = (), health: bool = False, list_models: bool = False,
+                 stream: str = "wrapper-jsonl", env_file: os.PathLike | str | None = None) -> None:
         path = Path(wrapper)
         if not path.is_absolute():
             raise InvalidInput(f"wrapper path of {name!r} must be absolute, not {str(wrapper)!r}",
@@ -33,8 +34,9 @@ class WrapperAdapter(Adapter):
         self.models = tuple(models)
         self.health = health
         self.list_models = list_models
+        self.env_file = Path(env_file) if env_file else None
         self.capabilities = Capabilities(headless=True, interactive=False, resume=True, efforts=efforts,
-                                         wires=(), stream="wrapper-jsonl", executable=str(path),
+                                         wires=(), stream=stream, executable=str(path),
                                          prompt="stdin")
 
     def _build(self, *, mode, fields, access, model, effort, prompt, native_session_id, workspace, base_env,
@@ -47,7 +49,12 @@ class WrapperAdapter(Adapter):
             argv += ["--effort", effort]
         if native_session_id:
             argv += ["--resume", native_session_id]
-        return argv, {}, {}, prompt.encode("utf-8"), []
+        # The wrapper sources its own env file (the contract's secret path):
+        # tell it where, by path only; no secret value passes through us.
+        env = {"HARNESS_ADAPTER_ID": self.name}
+        if self.env_file is not None:
+            env["HARNESS_ENV_FILE"] = str(self.env_file)
+        return argv, env, {}, prompt.encode("utf-8"), []
 
     def describe(self) -> dict:
         return {"name": self.name, "kind": "wrapper", "wrapper": str(self.wrapper),

@@ -29,9 +29,21 @@ class ArgumentParser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> None:  # type: ignore[override]
+        message = _redact_unrecognized(message)
         raise UsageError(message, code="usage",
                          details={"usage": self.format_usage().strip(),
                                   "hint": f"see '{self.prog} --help'"})
+
+
+def _redact_unrecognized(message: str) -> str:
+    """argparse echoes stray arguments; one of them may be a secret typed in
+    the wrong place (``credential add x --vendor v sk-...``).  Keep flags,
+    hide values."""
+    prefix = "unrecognized arguments: "
+    if not message.startswith(prefix):
+        return message
+    shown = [a if a.startswith("-") and "=" not in a else "<value>" for a in message[len(prefix):].split()]
+    return prefix + " ".join(shown) + " (values are not echoed)"
 
 
 @dataclass

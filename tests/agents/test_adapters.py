@@ -379,22 +379,17 @@ def test_capabilities_are_declared():
 
 @pytest.fixture
 def catalog(monkeypatch, tmp_path):
+    """A real harness-adapter catalog file with one wrapper engine, 'north'."""
     wrapper = tmp_path / "wrappers" / "north.sh"
     wrapper.parent.mkdir()
     wrapper.write_text("#!/bin/sh\n")
-    entries = {"north": {"id": "north", "kind": "wrapper", "wrapper": str(wrapper), "models": ["n-1"]}}
-    module = types.ModuleType("openalice.adapters.catalog")
-
-    def get(ident):
-        if ident not in entries:
-            raise NotFound(f"unknown adapter {ident!r}")
-        return entries[ident]
-
-    module.get = get
-    package = types.ModuleType("openalice.adapters")
-    package.catalog = module
-    monkeypatch.setitem(sys.modules, "openalice.adapters", package)
-    monkeypatch.setitem(sys.modules, "openalice.adapters.catalog", module)
+    wrapper.chmod(0o755)
+    doc = {"version": "adapters/v1", "adapters": [
+        {"id": "north", "kind": "cli", "wrapper": "wrappers/north.sh", "models": ["n-1"],
+         "envFile": "wrappers/NORTH.env"}]}
+    path = tmp_path / "adapters.json"
+    path.write_text(json.dumps(doc))
+    monkeypatch.setenv("HARNESS_CATALOG", str(path))
     return wrapper
 
 
@@ -405,6 +400,9 @@ def test_wrapper_engine_argv_and_stdin(ws, catalog):
                         base_env=BASE_ENV, native_session_id="sess-9")
     assert p.argv == [str(catalog), "--model", "n-1", "--effort", "high", "--resume", "sess-9"]
     assert p.stdin == b"-do it"
+    # the wrapper sources its own env file: it is told where, never given a secret
+    assert p.env["HARNESS_ENV_FILE"] == str(catalog.parent / "NORTH.env")
+    assert p.env["HARNESS_ADAPTER_ID"] == "north"
     with pytest.raises(InvalidInput) as err:
         adapter.project(bind("north"), workspace=ws.root, prompt="x", base_env=BASE_ENV)
     assert err.value.code == "model_required"

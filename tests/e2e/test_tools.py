@@ -102,3 +102,11 @@ def test_help_does_not_import_domain_modules(cli):
     loaded = json.loads(r.stdout.replace("'", '"'))
     assert loaded == ["openalice", "openalice.cli", "openalice.cli._run", "openalice.cli.adapter",
                       "openalice.cli.alice", "openalice.cli.schedule"]
+
+
+def test_stray_arguments_are_not_echoed(cli):
+    """A secret typed in the wrong place must not come back in the error."""
+    r = cli("alice", "workspace", "list", "sk-canary-stray-value", "--bogus")
+    assert r.returncode == 2
+    assert "sk-canary-stray-value" not in r.stderr + r.stdout
+    assert "--bogus" in r.stderr

@@ -273,11 +273,9 @@ def test_headless_surface_needs_a_headless_agent(ws, monkeypatch):
 
 
 def test_session_born_is_journalled_once_after_the_write(ws, monkeypatch):
-    import sys
-    import types
+    from openalice import journal
 
     recorded = []
-    fake = types.ModuleType("openalice.journal")
 
     def record(type_, payload, *, now, caused_by=None):
         path = sessions.session_path(ws, payload["resumeId"])
@@ -285,8 +283,7 @@ def test_session_born_is_journalled_once_after_the_write(ws, monkeypatch):
         recorded.append((type_, payload))
         return {"seq": len(recorded)}
 
-    fake.record = record
-    monkeypatch.setitem(sys.modules, "openalice.journal", fake)
+    monkeypatch.setattr(journal, "record", record)
     b = sessions.create_session(ws, agent="codex", model="gpt-5.5", now=NOW)
     assert recorded == [("session.born", {"resumeId": b.resume_id, "agent": "codex", "credentialSource": "native",
                                           "workspaceId": ws.id, "model": "gpt-5.5"})]
