@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import SETUP
+from .clis import SETUP
 
 TOOLS = ("bash", "dirname", "mkdir", "rm", "mv", "cat", "grep", "cut", "du", "mktemp", "timeout",
          "chmod")
