@@ -137,16 +137,16 @@ def is_valid_id(issue_id: object) -> bool:
 
 
 def id_problem(issue_id: object) -> str | None:
-    """Why ``issue_id`` cannot name an issue file, or None."""
+    """Why ``issue_id`` cannot name an issue file (a reason for field ``id``), or None."""
     if not isinstance(issue_id, str) or not issue_id:
-        return "id is empty"
+        return "is empty"
     if ID_RE.match(issue_id):
         return None
     if len(issue_id) > ID_MAX:
-        return f"id is longer than {ID_MAX} characters"
+        return f"is longer than {ID_MAX} characters"
     if "/" in issue_id or "\\" in issue_id or ".." in issue_id:
-        return f"id `{_clip(issue_id)}` is not a file name (no `/`, `\\` or `..`)"
-    return (f"id `{_clip(issue_id)}` must start with a letter or digit and use only "
+        return f"`{_clip(issue_id)}` is not a file name (no `/`, `\\` or `..`)"
+    return (f"`{_clip(issue_id)}` must start with a letter or digit and use only "
             f"letters, digits, `_` and `-`")
 
 

@@ -81,7 +81,7 @@ def issue_path(ws, issue_id: str) -> Path:
     id is refused (InvalidInput, field ``id``)."""
     problem = id_problem(issue_id)
     if problem:
-        raise InvalidInput(problem, field="id", code="bad_id")
+        raise InvalidInput(problem, file=issues_dir(ws), field="id", code="bad_id")
     return issues_dir(ws) / f"{issue_id}.md"
 
 
@@ -90,8 +90,8 @@ def find_issue_file(ws, issue_id: str) -> Path:
     extension); NotFound otherwise.  The issues directory must stay inside
     the workspace."""
     if not is_valid_id(issue_id):
-        raise NotFound(f"no issue `{_clip(issue_id)}`: {id_problem(issue_id)}", field="id",
-                       code="unknown_issue")
+        raise NotFound(f"no issue `{_clip(issue_id)}`: the id {id_problem(issue_id)}",
+                       file=issues_dir(ws), field="id", code="unknown_issue")
     directory = _contained_dir(ws)
     for ext in (".md", ".MD", ".Md", ".mD"):
         candidate = directory / f"{issue_id}{ext}"

@@ -23,6 +23,7 @@ from openalice.core.errors import Conflict, InvalidInput, NotFound
 from .declaration import (KNOWN_FIELDS, MAX_BYTES, RESUME_ASSIGNEE_RE, RUNTIME_FIELDS,
                           FieldError, Issue, alias_problem, declare, id_problem, slug_of)
 from .reader import LEGACY_FILE_MESSAGE, _contained_dir, _read_bytes, _root, find_issue_file
+from .reader import issues_dir as _issues_dir
 from .schedule import when_problem
 
 __all__ = ["WRITABLE_FIELDS", "FIELD_ORDER", "create", "update", "claim_new_then_resume",
@@ -52,13 +53,18 @@ def create(ws, fields: dict, body: str = "", *, issue_id: str | None = None,
     _check_keys(fields)
     title = fields.get("title")
     if issue_id is None:
-        issue_id = slug_of(title) if isinstance(title, str) else ""
+        if not isinstance(title, str) or not title.strip():
+            reason = "is required" if title is None else (
+                "must not be empty" if isinstance(title, str) else "must be a string")
+            raise InvalidInput(reason, file=_issues_dir(ws), field="title", code="invalid_issue")
+        issue_id = slug_of(title)
         if not issue_id:
-            raise InvalidInput("cannot derive an id from the title (it has no ASCII letters or "
-                               "digits); pass --id", field="id", code="bad_id")
+            raise InvalidInput("cannot be derived from the title (it has no ASCII letters or "
+                               "digits); pass --id", file=_issues_dir(ws), field="id",
+                               code="bad_id")
     problem = id_problem(issue_id)
     if problem:
-        raise InvalidInput(problem, field="id", code="bad_id")
+        raise InvalidInput(problem, file=_issues_dir(ws), field="id", code="bad_id")
     directory = _writable_dir(ws)
     path = directory / f"{issue_id}.md"
 

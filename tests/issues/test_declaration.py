@@ -244,7 +244,7 @@ def test_ids_and_slugs():
     assert id_problem("daily-report_2") is None
     assert "not a file name" in id_problem("../x")
     assert "not a file name" in id_problem("a/b")
-    assert id_problem("") == "id is empty"
+    assert id_problem("") == "is empty"
     assert "longer than 128" in id_problem("a" * 129)
     assert id_problem("a" * 128) is None
     assert "must start with a letter or digit" in id_problem("-x")
