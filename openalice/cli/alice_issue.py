@@ -223,7 +223,7 @@ def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
                          code="usage")
     targets = _targets(args)
     data = board.listing(targets, ctx.now(), status=args.status)
-    ctx.emit(data, lambda d: _list_text(d, many=args.all))
+    _emit_bulk(ctx, data, lambda d: _list_text(d, many=args.all))
     return 0
 
 
@@ -251,7 +251,7 @@ def cmd_board(args: argparse.Namespace, ctx: Context) -> int:
     from openalice.issues import board
 
     data = board.board(workspaces.list_workspaces(), ctx.now())
-    ctx.emit(data, _board_text)
+    _emit_bulk(ctx, data, _board_text)
     return 0
 
 
@@ -280,6 +280,16 @@ def cmd_comment(args: argparse.Namespace, ctx: Context) -> int:
 
 # --------------------------------------------------------------------------
 # Helpers
+
+def _emit_bulk(ctx: Context, data: dict, human) -> None:
+    """list and board print compact JSON: a thousand issues pretty-printed
+    cost more than reading them (json's C encoder does not indent)."""
+    if not ctx.json:
+        ctx.emit(data, human)
+        return
+    import json
+    ctx.stdout.write(json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n")
+
 
 def _stdin_is_tty() -> bool:
     try:
