@@ -26,7 +26,7 @@ from .declaration import (MAX_BYTES, FieldError, Issue, InvalidIssue, declare, i
 
 __all__ = [
     "LEGACY_FILE_MESSAGE", "IssueSet", "issues_dir", "issue_path", "find_issue_file",
-    "read_issues", "read_issue_file", "read_document", "load_issue",
+    "read_issues", "read_issue_file", "read_document", "read_frontmatter", "load_issue",
 ]
 
 LEGACY_FILE_MESSAGE = ("`.alice/issue.json` is retired: split each issue into its own "
@@ -209,6 +209,15 @@ def read_document(path: Path) -> "frontmatter.Document":
     return doc
 
 
+def read_frontmatter(path: Path) -> dict | None:
+    """The frontmatter mapping of a file, or None if it cannot be read or parsed."""
+    data = _read_bytes(path)
+    if not isinstance(data, bytes):
+        return None
+    doc = _parse(data)
+    return None if isinstance(doc, FieldError) else doc.data
+
+
 def load_issue(ws, issue_id: str) -> Issue:
     """One issue by id: NotFound (exit 2) if there is none, InvalidInput with
     the file and the first bad field (all reasons in ``details["errors"]``)."""
@@ -217,7 +226,9 @@ def load_issue(ws, issue_id: str) -> Issue:
     if result is None:
         raise NotFound(f"no issue `{issue_id}`", file=path, code="unknown_issue")
     if isinstance(result, InvalidIssue):
-        raise InvalidInput(result.message, file=path, field=result.errors[0].field,
+        first, rest = result.errors[0], result.errors[1:]
+        raise InvalidInput("; ".join([first.reason] + [str(e) for e in rest]), file=path,
+                           field=first.field,
                            code="invalid_issue",
                            details={"errors": [e.to_dict() for e in result.errors]})
     return result

@@ -24,7 +24,7 @@ from .declaration import (KNOWN_FIELDS, MAX_BYTES, RESUME_ASSIGNEE_RE, RUNTIME_F
                           FieldError, Issue, alias_problem, declare, id_problem, slug_of)
 from .reader import LEGACY_FILE_MESSAGE, _contained_dir, _read_bytes, _root, find_issue_file
 from .reader import issues_dir as _issues_dir
-from .schedule import when_problem
+from .schedule import data_when_problem
 
 __all__ = ["WRITABLE_FIELDS", "FIELD_ORDER", "create", "update", "claim_new_then_resume",
            "mark_done", "normalize_field_name"]
@@ -320,18 +320,19 @@ def _judge(text: str, issue_id: str, path: Path, ws, now: datetime,
     issue, problems = declare(doc.data, doc.body, issue_id=issue_id, path=path,
                               workspace_id=getattr(ws, "id", None))
     errors.extend(p for p in problems if p not in errors)
-    if issue is not None:
-        problem = when_problem(issue.when, now, terminal=issue.is_terminal)
-        if problem is not None:
-            errors.append(problem)
+    problem = data_when_problem(doc.data, now, errors)
+    if problem is not None:
+        errors.append(problem)
     if errors:
         raise _refusal(path, errors)
     return issue
 
 
 def _refusal(path: Path, errors: list[FieldError]) -> InvalidInput:
+    # The location names the first field, so its reason goes bare: "file:f1: r1; f2: r2".
     unique = list(dict.fromkeys(errors))
-    return InvalidInput("; ".join(str(e) for e in unique), file=path, field=unique[0].field,
+    message = "; ".join([unique[0].reason] + [str(e) for e in unique[1:]])
+    return InvalidInput(message, file=path, field=unique[0].field,
                         code="invalid_issue",
                         details={"errors": [e.to_dict() for e in unique]})
 

@@ -422,3 +422,21 @@ def test_help_lists_every_verb(cli):
         assert verb in r.stdout
     r = cli("alice", "issue", "create", "--help")
     assert "--every" in r.stdout and "--native-credential" in r.stdout and "examples:" in r.stdout
+
+
+def test_validate_reports_every_problem_of_an_invalid_file(alice, workspace):
+    path = issues_dir(workspace) / "broken.md"
+    path.write_text("---\ntitle: Broken\nassignee: '@human'\nwhen: {kind: every, every: soon}\n"
+                    "timeout: 20m\n---\n")
+    r = alice("issue", "validate")
+    assert r.returncode == 2
+    assert [line.split(":")[1] for line in r.stdout.splitlines()] == [
+        "timeout", "assignee", "when.every"]
+    r = alice("issue", "update", "broken", "--timeout", "30m")
+    assert r.returncode == 2
+    assert r.stderr.startswith(f"alice: error: {path}:assignee: `@human` cannot run a schedule")
+    assert "; when.every: can never fire" in r.stderr
+    fixed = alice("issue", "update", "broken", "--timeout", "30m", "--assignee", "@new-each-run",
+                  "--every", "1h")
+    assert fixed.returncode == 0, fixed
+    assert alice("issue", "validate").returncode == 0
