@@ -13,6 +13,7 @@ only keep the file readable, since the ``at`` they follow is past by then.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -34,6 +35,8 @@ FIELD_ORDER = ("title", "status", "priority", "assignee", "when", "agent", "cred
                "credentialSource", "model", "effort", "timeout", "commentPrompt",
                "telegramConnector")
 WRITABLE_FIELDS = frozenset(FIELD_ORDER)
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_NOT_UTF8 = "is not valid UTF-8 text (check the terminal's or file's encoding)"
 _WHEN_KEYS = frozenset({"kind", "at", "every", "cron", "timezone", "catchUp"})
 _FIELD_ALIASES = {name.lower(): name for name in KNOWN_FIELDS}
 _FIELD_ALIASES.update({"credential-source": "credentialSource", "comment-prompt": "commentPrompt",
@@ -85,6 +88,8 @@ def create(ws, fields: dict, body: str = "", *, issue_id: str | None = None,
         data["priority"] = "none"
     data = {key: data[key] for key in FIELD_ORDER if key in data}
     _input_checks(fields, errors)
+    if any(e.reason == _NOT_UTF8 for e in errors):
+        raise _refusal(path, errors)
     text = frontmatter.compose(data, _clean_body(body, path))
     issue = _judge(text, issue_id, path, ws, now, errors)
     with fs.locked_file(path):
@@ -209,10 +214,16 @@ def _check_keys(fields: dict) -> None:
 
 
 def _input_checks(fields: dict, errors: list[FieldError]) -> None:
-    """What only a writer refuses: the read-only assignee aliases."""
+    """What only a writer refuses: the read-only assignee aliases, and text
+    that is not UTF-8 (a command line decoded with surrogate escapes)."""
     problem = alias_problem(fields.get("assignee"))
     if problem:
         errors.append(FieldError("assignee", problem))
+    for key, value in fields.items():
+        values = value.items() if isinstance(value, dict) else ((None, value),)
+        for sub, item in values:
+            if isinstance(item, str) and _SURROGATE.search(item):
+                errors.append(FieldError(f"{key}.{sub}" if sub else key, _NOT_UTF8))
 
 
 def _merge(data: dict, changes: dict, unset, errors: list[FieldError]) -> tuple[dict, set]:
@@ -301,6 +312,8 @@ def _fold_legacy(doc: frontmatter.Document) -> str:
 def _clean_body(body: object, path: Path) -> str:
     if not isinstance(body, str):
         raise InvalidInput("body must be text", file=path, field="body", code="invalid_issue")
+    if _SURROGATE.search(body):
+        raise InvalidInput(_NOT_UTF8, file=path, field="body", code="invalid_issue")
     if "\x00" in body:
         raise InvalidInput("body contains a NUL character", file=path, field="body",
                            code="invalid_issue")

@@ -440,3 +440,21 @@ def test_validate_reports_every_problem_of_an_invalid_file(alice, workspace):
                   "--every", "1h")
     assert fixed.returncode == 0, fixed
     assert alice("issue", "validate").returncode == 0
+
+
+def test_non_utf8_arguments_and_escape_sequences(alice, workspace):
+    # "\udcff" reaches the child as the raw byte 0xff (surrogateescape)
+    for args, field in ((["create", "--title", "\udcff bad"], "title"),
+                        (["create", "--title", "T", "--model", "\udcff"], "model"),
+                        (["create", "--title", "T", "--body", "\udcff"], "body")):
+        r = alice("issue", *args)
+        assert r.returncode == 2 and f":{field}: " in r.stderr and "not valid UTF-8" in r.stderr, r
+    assert snapshot(issues_dir(workspace)) == {}
+    alice("issue", "create", "--title", "Plain")
+    r = alice("issue", "comment", "plain", "--body", "\udcff")
+    assert r.returncode == 2 and "not valid UTF-8" in r.stderr
+    assert alice("issue", "create", "--title", "esc\x1b[31mred", "--id", "esc").returncode == 0
+    for verb in (["list"], ["board"], ["show", "esc"]):
+        out = alice("issue", *verb).stdout
+        assert "\x1b" not in out and "esc\ufffd[31mred" in out, verb
+    assert "\x1b" in alice("issue", "show", "esc", "--json").json()["title"]
