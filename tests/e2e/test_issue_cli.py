@@ -227,6 +227,17 @@ def test_hostile_files_on_disk(alice, workspace, tmp_path):
     assert "SECRET" not in r.stdout
     v = alice("issue", "validate")
     assert v.returncode == 2 and v.stdout.count("\n") == 6 and "Traceback" not in v.stderr
+    fields = {"anchors": "frontmatter", "big": "file", "bin": "frontmatter", "deep": "frontmatter",
+              "dup": "frontmatter", "link": "file"}
+    before = snapshot(d)
+    for issue_id, field in fields.items():
+        assert f"{d / issue_id}.md:{field}: " in v.stdout
+        for verb in (["show", issue_id], ["update", issue_id, "--status", "done"]):
+            r = alice("issue", *verb, "--json")
+            assert r.returncode == 2, (verb, r)
+            error = r.json()["error"]
+            assert error["file"] == f"{d / issue_id}.md" and error["field"] == field, (verb, error)
+    assert snapshot(d) == before and secret.read_text() == "---\ntitle: SECRET TITLE\n---\n"
 
 
 def test_validate_is_a_ci_step(alice, workspace):
