@@ -68,7 +68,7 @@ def create(ws, fields: dict, body: str = "", *, issue_id: str | None = None,
     problem = id_problem(issue_id)
     if problem:
         raise InvalidInput(problem, file=_issues_dir(ws), field="id", code="bad_id")
-    directory = _writable_dir(ws)
+    directory = _contained_dir(ws)
     path = directory / f"{issue_id}.md"
 
     errors: list[FieldError] = []
@@ -92,6 +92,7 @@ def create(ws, fields: dict, body: str = "", *, issue_id: str | None = None,
         raise _refusal(path, errors)
     text = frontmatter.compose(data, _clean_body(body, path))
     issue = _judge(text, issue_id, path, ws, now, errors)
+    _writable_dir(ws)
     with fs.locked_file(path):
         if os.path.lexists(path) or _exists_any_case(directory, issue_id):
             raise Conflict(f"issue `{issue_id}` already exists", file=path, field="id",
@@ -117,7 +118,6 @@ def update(ws, issue_id: str, changes: dict, *, unset=(), body: str | None = Non
     """
     _check_keys(changes)
     path = find_issue_file(ws, issue_id)
-    _contained_dir(ws)
     with fs.locked_file(path):
         raw = _read_bytes(path)
         if raw is None:

@@ -377,3 +377,12 @@ def test_refusal_lists_every_problem_once_including_the_schedule(ws):
     assert text.startswith(f"{err.value.file}:timeout: must be one of")
     assert "; assignee: `@human` cannot run a schedule" in text and "timeout: timeout" not in text
     assert "; when.every: can never fire" in text
+
+
+def test_a_refused_create_leaves_an_absent_workspace_absent(tmp_path):
+    from .conftest import make_ws
+    ws = make_ws(tmp_path / "fresh")
+    os.rmdir(ws.root / ".alice" / "issues")
+    with pytest.raises(InvalidInput):
+        create(ws, {"title": "T", "timeout": "2m"}, now=NOW)
+    assert not (ws.root / ".alice" / "issues").exists()
