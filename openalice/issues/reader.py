@@ -159,9 +159,9 @@ def read_issues(ws) -> IssueSet:
         if isinstance(result, Issue):
             if result.telegram_connector:
                 if telegram_owner is not None:
-                    invalid.append(InvalidIssue(result.id, result.path, (FieldError(
+                    invalid.append(InvalidIssue(result.id, result.path, [FieldError(
                         "telegramConnector", f"only one issue per workspace may set it; "
-                                             f"`{telegram_owner}` already does"),)))
+                                             f"`{telegram_owner}` already does")]))
                     continue
                 telegram_owner = result.id
             issues.append(result)
@@ -177,7 +177,7 @@ def read_issue_file(path: Path, issue_id: str, *,
     if data is None:
         return None
     if isinstance(data, FieldError):
-        return InvalidIssue(issue_id, path, (data,))
+        return InvalidIssue(issue_id, path, [data])
     errors: list[FieldError] = []
     if not is_valid_id(issue_id):
         errors.append(FieldError("id", f"file name `{_clip(path.name)}` gives the id "
@@ -187,11 +187,11 @@ def read_issue_file(path: Path, issue_id: str, *,
     doc = _parse(data)
     if isinstance(doc, FieldError):
         errors.append(doc)
-        return InvalidIssue(issue_id, path, tuple(errors))
+        return InvalidIssue(issue_id, path, errors)
     issue, problems = declare(doc.data, doc.body, issue_id=issue_id, path=path,
                               workspace_id=workspace_id)
     if problems or errors:
-        return InvalidIssue(issue_id, path, tuple(errors + problems))
+        return InvalidIssue(issue_id, path, errors + problems)
     return issue
 
 
