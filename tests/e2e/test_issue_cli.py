@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 
 import pytest
@@ -384,6 +385,7 @@ def _run_on_a_tty(argv, cwd, env):
         os.close(master)
 
 
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_approved_cross_workspace_edit_is_committed_there(cli, two):
     home, other = two
     env = {**cli.env, **GIT_ENV}
