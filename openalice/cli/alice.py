@@ -19,6 +19,7 @@ commands:
   credential   add, list and remove provider credentials (the vault)
   models       show model semantics (limits, reasoning, efforts)
   doctor       check homes, workspaces, agent CLIs, credentials, adapters, timers
+  issue        create, list, show, update, comment on, validate issues; the board
 
 options (every command):
   --json       print exactly one JSON document on stdout
@@ -35,6 +36,8 @@ examples:
   alice settings set --agent pi --credential ds-1 --model deepseek-v4-pro --default
   alice session new && alice session list
   alice doctor
+  alice issue create --title 'Daily report' --every 24h --body 'Summarize the day'
+  alice issue board
 
 exit codes: 0 ok, 1 operational failure, 2 usage or invalid input,
             3 unavailable or busy, 4 forbidden
@@ -54,6 +57,7 @@ TOOL = Tool(
         "credential": "openalice.cli.alice_credential",
         "models": "openalice.cli.alice_models",
         "doctor": "openalice.cli.alice_doctor",
+        "issue": "openalice.cli.alice_issue",
     },
 )
 
