@@ -12,6 +12,7 @@ inbox and the activity journal, manage sessions, credentials and models.
 
 commands:
   workspace    create (init), list, show and remove workspaces
+  issue        create, list, show, update, comment on, validate issues; the board
   inbox        publish and read Inbox reports (the verbs of alice-inbox)
   journal      read the activity journal: pages, --after-seq, --follow
   session      create, list, show and replace sessions (frozen runtime bindings)
@@ -19,7 +20,6 @@ commands:
   credential   add, list and remove provider credentials (the vault)
   models       show model semantics (limits, reasoning, efforts)
   doctor       check homes, workspaces, agent CLIs, credentials, adapters, timers
-  issue        create, list, show, update, comment on, validate issues; the board
 
 options (every command):
   --json       print exactly one JSON document on stdout

@@ -177,7 +177,7 @@ def init(path: os.PathLike | str = ".", *, template: str = "blank", label: str |
     registered = list_workspaces()
     for ws in registered:
         if ws.path == real:
-            fs.ensure_dir(Path(real) / ".alice" / "issues", 0o755)
+            _ensure_alice_dir(Path(real))
             return ws, False
     _refuse_nesting(real, registered)  # before anything is created on disk
     fs.ensure_dir(target, 0o755)
@@ -198,7 +198,7 @@ def init(path: os.PathLike | str = ".", *, template: str = "blank", label: str |
         created.append(record)
         return data
 
-    fs.ensure_dir(Path(real) / ".alice" / "issues", 0o755)
+    _ensure_alice_dir(Path(real))
     try:
         fs.locked_update_json(registry_path(), register, default=_empty)
     except _AlreadyRegistered as already:
@@ -206,6 +206,19 @@ def init(path: os.PathLike | str = ".", *, template: str = "blank", label: str |
     ws = created[-1]
     _run_projectors(ws)
     return ws, True
+
+
+# Lock and temp files live beside the files they guard; they are never content,
+# so a workspace that is a git repository must not see them as untracked files.
+_ALICE_GITIGNORE = b"""# Written by OpenAlice: lock and temp files beside state files are never content.
+.*.lock
+.tmp-*
+"""
+
+
+def _ensure_alice_dir(root: Path) -> None:
+    fs.ensure_dir(root / ".alice" / "issues", 0o755)
+    fs.create_exclusive(root / ".alice" / ".gitignore", _ALICE_GITIGNORE)
 
 
 def _refuse_nesting(real: str, registered: list[Workspace]) -> None:

@@ -91,3 +91,22 @@ def test_outputs_and_registry_match_their_schemas(cli, tmp_path, isolated_homes)
     check("workspace", cli("alice", "workspace", "remove", "w", "--json").json())
     # the schemas are not vacuous
     assert Validator(resources.schema("workspace")).errors({"workspace": {"id": "X"}}) != []
+
+
+def test_lock_and_temp_files_are_ignored_by_git(cli, tmp_path):
+    import subprocess
+
+    ws = tmp_path / "repo"
+    ws.mkdir()
+    subprocess.run(["git", "init", "-q", str(ws)], check=True)
+    assert cli("alice", "workspace", "init", str(ws)).returncode == 0
+    (ws / ".alice" / "issues" / ".x.md.lock").write_text("")
+    (ws / ".alice" / ".tmp-state.json.abc").write_text("")
+    out = subprocess.run(["git", "-C", str(ws), "status", "--porcelain", "--untracked-files=all"],
+                         capture_output=True, text=True, check=True).stdout
+    assert ".lock" not in out and ".tmp-" not in out
+    assert ".alice/.gitignore" in out
+    # init again (idempotent) keeps a user's edit of that file
+    (ws / ".alice" / ".gitignore").write_text("mine\n")
+    cli("alice", "workspace", "init", str(ws))
+    assert (ws / ".alice" / ".gitignore").read_text() == "mine\n"
