@@ -183,6 +183,36 @@ class JsonlFile:
         return out
 
 
+    def bisect(self, key: Callable[[dict], Any], target: Any, *, inclusive: bool = False) -> int:
+        """For a file sorted by ``key``: a line start L such that every record
+        before L with a key (``key`` returns None for records it does not rank)
+        has ``key < target`` (``<=`` when ``inclusive``).  Reading forward from L
+        finds the first record at or past ``target``.  O(log size) probes."""
+        try:
+            fh = open(self.path, "rb")
+        except FileNotFoundError:
+            return 0
+        with fh:
+            lo, hi = 0, os.fstat(fh.fileno()).st_size
+            while hi - lo > BLOCK_SIZE:
+                mid = (lo + hi) // 2
+                probe = _first_keyed_record(fh, mid, hi, key)
+                if probe is None:
+                    hi = mid
+                    continue
+                start, end, value = probe
+                if value < target or (inclusive and value == target):
+                    lo = end
+                else:
+                    hi = start
+            return lo
+
+
+def _seq_key(record: dict) -> int | None:
+    seq = record.get("seq")
+    return seq if isinstance(seq, int) and not isinstance(seq, bool) else None
+
+
 class Journal(JsonlFile):
     """A JSONL file whose records carry a strictly increasing ``seq`` from 1."""
 
@@ -238,26 +268,7 @@ class Journal(JsonlFile):
         return out
 
     def _offset_after(self, seq: int) -> int:
-        """A line start at or before the first record with a greater seq, such
-        that every record before it has ``seq`` ≤ ``seq``."""
-        try:
-            fh = open(self.path, "rb")
-        except FileNotFoundError:
-            return 0
-        with fh:
-            lo, hi = 0, os.fstat(fh.fileno()).st_size
-            while hi - lo > BLOCK_SIZE:
-                mid = (lo + hi) // 2
-                probe = _first_seq_record(fh, mid, hi)
-                if probe is None:
-                    hi = mid
-                    continue
-                start, end, rec_seq = probe
-                if rec_seq <= seq:
-                    lo = end
-                else:
-                    hi = start
-            return lo
+        return self.bisect(_seq_key, seq, inclusive=True)
 
 
 def _encode(record: dict) -> bytes:
@@ -313,12 +324,12 @@ def _raw_lines_backward(fh, end: int, owner: JsonlFile) -> Iterator[tuple[int, b
     yield 0, buf
 
 
-def _first_seq_record(fh, pos: int, hi: int) -> tuple[int, int, int] | None:
-    """First parseable record with an int seq starting at a line start in [pos, hi)."""
+def _first_keyed_record(fh, pos: int, hi: int, key: Callable[[dict], Any]) -> tuple[int, int, Any] | None:
+    """(start, end, key) of the first parseable record with a key on a line
+    starting in [pos, hi)."""
     if pos > 0:
         fh.seek(pos - 1)
-        skipped = fh.readline()
-        start = pos - 1 + len(skipped)
+        start = pos - 1 + len(fh.readline())
     else:
         fh.seek(0)
         start = 0
@@ -332,8 +343,8 @@ def _first_seq_record(fh, pos: int, hi: int) -> tuple[int, int, int] | None:
         except (ValueError, RecursionError):
             record = None
         if isinstance(record, dict):
-            seq = record.get("seq")
-            if isinstance(seq, int) and not isinstance(seq, bool):
-                return start, end, seq
+            value = key(record)
+            if value is not None:
+                return start, end, value
         start = end
     return None

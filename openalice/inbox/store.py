@@ -48,7 +48,6 @@ ID_RE = re.compile(r"inbox-(\d{13})-([0-9a-hjkmnp-tv-z]{8})\Z")
 _ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"  # Crockford base32, ASCII-sorted
 _RANDOM_BITS = 40
 _RANDOM_MAX = (1 << _RANDOM_BITS) - 1
-_BISECT_WINDOW = 64 * 1024
 
 
 def inbox_dir() -> Path:
@@ -179,60 +178,16 @@ class InboxStore:
                 if entry.id == entry_id:
                     return entry
             return None
-        try:
-            fh = open(self.entries_path, "rb")
-        except FileNotFoundError:
-            return None
-        with fh:
-            size = os.fstat(fh.fileno()).st_size
-            lo, hi = 0, size
-            while hi - lo > _BISECT_WINDOW:
-                mid = (lo + hi) // 2
-                probe = self._first_grammar_entry(fh, mid, hi)
-                if probe is None:
-                    hi = mid
-                    continue
-                start, end, record = probe
-                if record["id"] == entry_id:
-                    return Entry(start, record)
-                if record["id"] < entry_id:
-                    lo = end
-                else:
-                    hi = start
-            # Every grammar id before ``lo`` is smaller: scan forward from there.
-            fh.seek(lo)
-            offset = lo
-            for raw in fh:
-                start, offset = offset, offset + len(raw)
-                if not raw.endswith(b"\n"):
-                    break
-                record = _decode(raw)
-                if record is None or entry_problem(record) is not None:
-                    continue
-                if record["id"] == entry_id:
-                    return Entry(start, record)
-                if is_entry_id(record["id"]) and record["id"] > entry_id:
-                    break
-        return None
-
-    @staticmethod
-    def _first_grammar_entry(fh, pos: int, hi: int) -> tuple[int, int, dict] | None:
-        """First valid grammar-id entry on a line starting in [pos, hi)."""
-        if pos > 0:
-            fh.seek(pos - 1)
-            start = pos - 1 + len(fh.readline())
-        else:
-            fh.seek(0)
-            start = 0
-        while start < hi:
-            raw = fh.readline()
-            if not raw or not raw.endswith(b"\n"):
-                return None
-            end = start + len(raw)
-            record = _decode(raw)
-            if record is not None and entry_problem(record) is None and is_entry_id(record["id"]):
-                return start, end, record
-            start = end
+        # Every grammar id before ``start`` is smaller: scan forward from there.
+        start = self.file.bisect(_grammar_id, entry_id)
+        for line in self.file.iter_forward(start=start):
+            entry = self._valid(line)
+            if entry is None:
+                continue
+            if entry.id == entry_id:
+                return entry
+            if is_entry_id(entry.id) and entry.id > entry_id:
+                break
         return None
 
     def get(self, entry_id: str) -> Entry:
@@ -263,6 +218,13 @@ class InboxStore:
                 raise OperationalError("entries file changed under the lock", file=self.entries_path)
             fs.atomic_write_bytes(self.entries_path, data[:entry.offset] + data[end:])
             return entry.record
+
+
+def _grammar_id(record: dict) -> str | None:
+    """The sort key of the file: ids of the toolkit's own grammar (others rank nowhere)."""
+    if entry_problem(record) is None and is_entry_id(record["id"]):
+        return record["id"]
+    return None
 
 
 def _decode(raw: bytes) -> dict | None:
