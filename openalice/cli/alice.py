@@ -12,6 +12,11 @@ inbox and the activity journal, manage sessions, credentials and models.
 
 commands:
   workspace    create (init), list, show and remove workspaces
+  session      create, list, show and replace sessions (frozen runtime bindings)
+  settings     show and set workspace runtime preferences (.alice/settings.json)
+  credential   add, list and remove provider credentials (the vault)
+  models       show model semantics (limits, reasoning, efforts)
+  doctor       check homes, workspaces, agent CLIs, credentials, adapters, timers
 
 options (every command):
   --json       print exactly one JSON document on stdout
@@ -22,6 +27,10 @@ examples:
   alice workspace init ~/work/notes --label Notes
   alice workspace list
   alice workspace show notes --json
+  printf '%s' "$KEY" | alice credential add ds-1 --vendor deepseek
+  alice settings set --agent pi --credential ds-1 --model deepseek-v4-pro --default
+  alice session new && alice session list
+  alice doctor
 
 exit codes: 0 ok, 1 operational failure, 2 usage or invalid input,
             3 unavailable or busy, 4 forbidden
@@ -34,6 +43,11 @@ TOOL = Tool(
     help=HELP,
     verbs={
         "workspace": "openalice.cli.alice_workspace",
+        "session": "openalice.cli.alice_session",
+        "settings": "openalice.cli.alice_settings",
+        "credential": "openalice.cli.alice_credential",
+        "models": "openalice.cli.alice_models",
+        "doctor": "openalice.cli.alice_doctor",
     },
 )
 
