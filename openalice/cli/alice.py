@@ -17,6 +17,8 @@ commands:
   credential   add, list and remove provider credentials (the vault)
   models       show model semantics (limits, reasoning, efforts)
   doctor       check homes, workspaces, agent CLIs, credentials, adapters, timers
+  inbox        publish and read Inbox reports (the verbs of alice-inbox)
+  journal      read the activity journal: pages, --after-seq, --follow
 
 options (every command):
   --json       print exactly one JSON document on stdout
@@ -31,6 +33,8 @@ examples:
   alice settings set --agent pi --credential ds-1 --model deepseek-v4-pro --default
   alice session new && alice session list
   alice doctor
+  alice inbox list --unread
+  alice journal --follow
 
 exit codes: 0 ok, 1 operational failure, 2 usage or invalid input,
             3 unavailable or busy, 4 forbidden
@@ -48,6 +52,8 @@ TOOL = Tool(
         "credential": "openalice.cli.alice_credential",
         "models": "openalice.cli.alice_models",
         "doctor": "openalice.cli.alice_doctor",
+        "inbox": "openalice.cli.alice_inbox",
+        "journal": "openalice.cli.alice_journal",
     },
 )
 
