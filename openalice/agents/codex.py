@@ -31,7 +31,7 @@ class CodexAdapter(Adapter):
     capabilities = Capabilities(
         headless=True, interactive=True, resume=True,
         efforts=("none", "minimal", "low", "medium", "high", "xhigh"),
-        wires=("openai-responses",), stream="codex-jsonl", executable="codex", prompt="argv")
+        wires=("openai-responses",), stream="codex-json", executable="codex", prompt="argv")
     wire_preference = ("openai-responses",)
     credential_env = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_API_KEY")
 
