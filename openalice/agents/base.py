@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -99,6 +100,7 @@ def binding_fields(binding: Any) -> dict:
             "displayName": getattr(binding, "display_name", None)}
 
 
+@lru_cache(maxsize=1)
 def shims_dir() -> Path:
     """The toolkit's own tool directory: the console scripts beside the running
     interpreter when installed, else the checkout's ``bin/``."""
@@ -179,14 +181,14 @@ class Adapter:
                                code="unsupported_credential_source")
         slug = credential.get("credentialSlug")
         try:
-            rec = credentials.get(slug)
+            rec, secret = credentials.open_credential(slug)
         except NotFound:
             raise NotFound(f"credential {slug!r} no longer exists", field="credential",
                            code="credential_not_found",
                            details={"hint": "re-add it, or switch the session with 'alice session replace'"}
                            ) from None
         if rec["authType"] == "subscription":
-            return self._subscription_access(rec)
+            return self._subscription_access(rec, secret)
         policy = self.vendor_policies.get(rec["vendor"], {})
         preference = tuple(policy.get("wirePreference", self.wire_preference))
         picked = wires.pick_wire(rec["vendor"], rec["wires"], preference,
@@ -204,10 +206,10 @@ class Adapter:
         return Access(source="vault", slug=slug, vendor=rec["vendor"], auth_type=rec["authType"], wire=shape,
                       base_url=base_url,
                       anthropic_auth=wires.anthropic_auth(base_url) if shape == "anthropic" else None,
-                      secret=credentials.secret_for(slug), last_model=rec.get("lastModel"),
+                      secret=secret, last_model=rec.get("lastModel"),
                       model_overrides=rec.get("modelOverrides", {}))
 
-    def _subscription_access(self, rec: Mapping[str, Any]) -> Access:
+    def _subscription_access(self, rec: Mapping[str, Any], secret: str) -> Access:
         raise InvalidInput(f"{self.name} cannot use the subscription credential {rec['slug']!r}: "
                            f"log in with {self.name}'s own command and use the native credential",
                            field="credential", code="credential_incompatible")
@@ -221,10 +223,19 @@ class Adapter:
             return model
         return access.last_model or models.default_model(access.vendor)
 
-    def override_for(self, access: Access, model: str | None) -> dict | None:
-        if not model or model not in access.model_overrides:
-            return None
-        return {"model": model, **access.model_overrides[model]}
+    def override_for(self, access: Access, model: str | None, effort: str | None = None) -> dict | None:
+        """The credential's override for exactly ``model``.  An explicit effort on a model
+        nobody describes says the model reasons: without that, engines that register
+        models (pi, opencode) would silently drop the effort."""
+        override = None
+        if model and model in access.model_overrides:
+            override = {"model": model, **access.model_overrides[model]}
+        if model and effort and effort != "none" and "reasoning" not in (override or {}):
+            from openalice import models
+
+            if models.resolve(access.vendor, model, auth_type=access.auth_type) is None:
+                override = {"model": model, **(override or {}), "reasoning": True}
+        return override
 
     # -- projection -----------------------------------------------------------------------------
     def project(self, binding: Any, *, mode: str = "headless", prompt: str | None = None,

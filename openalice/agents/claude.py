@@ -7,7 +7,8 @@ settings (which may carry another key or an ``apiKeyHelper``) cannot override
 the injected one; the key travels in ``ANTHROPIC_API_KEY`` (or
 ``ANTHROPIC_AUTH_TOKEN`` for bearer endpoints), a subscription token in
 ``CLAUDE_CODE_OAUTH_TOKEN``.  As root, ``--dangerously-skip-permissions``
-needs ``IS_SANDBOX=1``.
+needs ``IS_SANDBOX=1``.  After ``--`` a prompt that starts with ``-`` or is
+exactly a subcommand name (``update``) stays a prompt (checked with 2.1.197).
 """
 
 from __future__ import annotations
@@ -33,14 +34,12 @@ class ClaudeAdapter(Adapter):
     wire_preference = ("anthropic",)
     credential_env = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL")
 
-    def _subscription_access(self, rec) -> Access:
-        from openalice import credentials
-
+    def _subscription_access(self, rec, secret) -> Access:
         if rec["vendor"] != "anthropic":
             raise InvalidInput(f"claude takes a subscription credential only from vendor anthropic, not "
                                f"{rec['vendor']!r}", field="credential", code="credential_incompatible")
         return Access(source="vault", slug=rec["slug"], vendor=rec["vendor"], auth_type="subscription",
-                      secret=credentials.secret_for(rec["slug"]), last_model=rec.get("lastModel"),
+                      secret=secret, last_model=rec.get("lastModel"),
                       model_overrides=rec.get("modelOverrides", {}))
 
     def _build(self, *, mode, fields, access, model, effort, prompt, native_session_id, workspace, base_env,

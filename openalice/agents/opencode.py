@@ -1,7 +1,7 @@
 """opencode (``opencode-ai``).
 
 Headless: ``opencode run --format json --dir WS [-m PROVIDER/M] [--variant E] [-s ID]
-[--title T] --auto`` with the prompt on stdin (an argv message containing spaces
+[--title=T] --auto`` with the prompt on stdin (an argv message containing spaces
 gets quoted by opencode).  A vault credential becomes a process-local provider
 in ``OPENCODE_CONFIG_CONTENT`` whose ``apiKey`` is ``{env:OPENALICE_SESSION_KEY}``:
 the config names the variable, the key itself is only in the environment.
@@ -66,7 +66,7 @@ class OpencodeAdapter(Adapter):
             if not model:
                 raise InvalidInput(f"opencode needs a model for credential {access.slug!r} (vendor "
                                    f"{access.vendor} has no default)", field="model", code="model_required")
-            config = provider_config(access, model, self.override_for(access, model))
+            config = provider_config(access, model, self.override_for(access, model, effort))
             extra["OPENCODE_CONFIG_CONTENT"] = json.dumps(config, separators=(",", ":"))
             secret_env[SESSION_KEY_VAR] = access.secret
             model_arg = config["model"]
@@ -79,7 +79,7 @@ class OpencodeAdapter(Adapter):
             if native_session_id:
                 argv += ["-s", native_session_id]
             elif fields.get("resumeId"):
-                argv += ["--title", fields.get("displayName") or fields["resumeId"]]
+                argv.append(f"--title={fields.get('displayName') or fields['resumeId']}")
             argv.append("--auto")
             extra["OPENCODE_DISABLE_AUTOUPDATE"] = "1"
             return argv, extra, secret_env, prompt.encode("utf-8"), []
@@ -90,6 +90,6 @@ class OpencodeAdapter(Adapter):
             argv += ["-s", native_session_id]
         argv.append("--auto")
         if prompt:
-            argv += ["--prompt", prompt]
+            argv.append(f"--prompt={prompt}")  # one token: a prompt starting with '-' stays a value
         argv.append(str(workspace))
         return argv, extra, secret_env, None, []

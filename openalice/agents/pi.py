@@ -90,8 +90,10 @@ class PiAdapter(Adapter):
                                  field="run_dir", code="run_dir_required")
             agent_dir = fs.ensure_dir(Path(run_dir) / "pi-agent", 0o700)
             target = agent_dir / "models.json"
-            fs.atomic_write_json(target, models_json(access, model, self.override_for(access, model)),
-                                 mode=0o600)
+            # Per-run scratch: atomic (pi never reads half a file) but not fsynced, since
+            # after a crash the run it belongs to is gone anyway.
+            fs.atomic_write_json(target, models_json(access, model, self.override_for(access, model, effort)),
+                                 mode=0o600, durable=False)
             files.append(str(target))
             extra["PI_CODING_AGENT_DIR"] = str(agent_dir)
             secret_env[SESSION_KEY_VAR] = access.secret

@@ -21,12 +21,13 @@ def register(sub, common) -> None:
     p = add_verb(verbs, "add", cmd_add, common=common,
                  help="store a credential; the key comes from stdin or a hidden prompt",
                  examples="  printf '%s' \"$ANTHROPIC_KEY\" | alice credential add anthropic-1 --vendor anthropic\n"
-                          "  alice credential add proxy --vendor custom --wire openai-chat "
-                          "--base-url http://127.0.0.1:8080/v1 -   # key on stdin\n"
+                          "  alice credential add proxy - --vendor custom --wire openai-chat "
+                          "--base-url http://127.0.0.1:8080/v1   # '-': key on stdin\n"
                           "  alice credential add claude-sub --vendor anthropic --auth subscription")
     p.add_argument("slug", metavar="SLUG", help="name: 1-64 of a-z, 0-9, '-'")
     p.add_argument("key_source", metavar="-", nargs="?",
-                   help="'-' reads the key from stdin (the default when stdin is not a terminal)")
+                   help="'-' (right after SLUG) reads the key from stdin, the default when stdin is not "
+                        "a terminal; anything else is refused: keys never go on the command line")
     p.add_argument("--vendor", required=True, help="anthropic, openai, google, xai, minimax, glm, kimi, "
                                                    "deepseek, longcat, openrouter, cursor or custom")
     p.add_argument("--auth", default="api-key", choices=("api-key", "subscription"),
@@ -72,6 +73,9 @@ def cmd_add(args: argparse.Namespace, ctx: Context) -> int:
     from openalice import credentials
     from openalice.core import secrets
 
+    from ._runtime_guard import refuse_vault_write
+
+    refuse_vault_write()
     credentials.check_slug(args.slug)
     secret = secrets.read_secret(args.key_source, prompt=f"Key for {args.slug} (hidden): ", stdin=ctx.stdin)
     rec = credentials.add(args.slug, vendor=args.vendor, secret=secret, auth_type=args.auth,
@@ -99,6 +103,9 @@ def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
 def cmd_remove(args: argparse.Namespace, ctx: Context) -> int:
     from openalice import credentials
 
+    from ._runtime_guard import refuse_vault_write
+
+    refuse_vault_write()
     rec = credentials.remove(args.slug)
     ctx.emit({"credential": {k: rec[k] for k in ("slug", "vendor", "authType")}, "removed": True},
              lambda d: f"removed: {args.slug} (sessions bound to it will report credential_not_found)")
@@ -108,6 +115,9 @@ def cmd_remove(args: argparse.Namespace, ctx: Context) -> int:
 def cmd_override(args: argparse.Namespace, ctx: Context) -> int:
     from openalice import credentials
 
+    from ._runtime_guard import refuse_vault_write
+
+    refuse_vault_write()
     reasoning = None if args.reasoning is None else args.reasoning == "on"
     rec = credentials.set_model_override(args.slug, args.model, context_window=args.context_window,
                                          reasoning=reasoning, clear=args.clear, now=ctx.now())

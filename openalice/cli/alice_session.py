@@ -95,7 +95,10 @@ def _human_binding(b: dict) -> str:
 def cmd_new(args: argparse.Namespace, ctx: Context) -> int:
     from openalice import sessions, workspaces
 
+    from ._runtime_guard import refuse_foreign_write
+
     ws = workspaces.resolve(args.workspace)
+    refuse_foreign_write(ws)
     resolved = sessions.resolve_binding(ws, surface=args.surface, agent=args.agent, credential=args.credential,
                                         native_credential=args.native_credential, model=args.model,
                                         effort=args.effort, wire=args.wire)
@@ -154,7 +157,10 @@ def cmd_replace(args: argparse.Namespace, ctx: Context) -> int:
     from openalice import sessions, workspaces
     from openalice.core.errors import UsageError
 
+    from ._runtime_guard import refuse_foreign_write
+
     ws = workspaces.resolve(args.workspace)
+    refuse_foreign_write(ws)
     kwargs = {}
     if args.native_credential:
         if args.wire:
@@ -183,7 +189,10 @@ def cmd_replace(args: argparse.Namespace, ctx: Context) -> int:
 def cmd_rename(args: argparse.Namespace, ctx: Context) -> int:
     from openalice import sessions, workspaces
 
+    from ._runtime_guard import refuse_foreign_write
+
     ws = workspaces.resolve(args.workspace)
+    refuse_foreign_write(ws)
     binding = sessions.rename_session(ws, args.resume_id, None if args.clear else args.name)
     ctx.emit({"session": binding.to_dict(), "file": str(sessions.session_path(ws, binding.resume_id))},
              lambda d: f"renamed: {_human_binding(d['session'])}")

@@ -7,12 +7,12 @@ picks a vault key on its own.
 
 from .vault import (  # noqa: F401
     AUTH_TYPES, SECRET_VAR, SLUG_RE, VENDORS, add, check_slug, exists, get, has_secret, list_records,
-    note_last_model, public_view, records_path, remove, secret_for, secret_path, set_model_override,
+    note_last_model, open_credential, public_view, records_path, remove, secret_for, secret_path, set_model_override,
     validate_record, vault_dir,
 )
 
 __all__ = [
     "AUTH_TYPES", "SECRET_VAR", "SLUG_RE", "VENDORS", "add", "check_slug", "exists", "get",
-    "has_secret", "list_records", "note_last_model", "public_view", "records_path", "remove",
+    "has_secret", "list_records", "note_last_model", "open_credential", "public_view", "records_path", "remove",
     "secret_for", "secret_path", "set_model_override", "validate_record", "vault_dir",
 ]

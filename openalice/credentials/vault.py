@@ -27,7 +27,7 @@ from . import wires as wires_mod
 __all__ = [
     "SLUG_RE", "AUTH_TYPES", "VENDORS", "SECRET_VAR", "vault_dir", "records_path", "secret_path",
     "check_slug", "list_records", "get", "exists", "has_secret", "add", "remove", "secret_for",
-    "note_last_model", "set_model_override", "validate_record", "public_view",
+    "note_last_model", "set_model_override", "validate_record", "public_view", "open_credential",
 ]
 
 SLUG_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,63}\Z")
@@ -61,9 +61,9 @@ def check_slug(slug: str, *, field: str = "slug") -> str:
 
 def _check_model_id(model: Any, field: str, file: object = None) -> str:
     if (not isinstance(model, str) or not model.strip() or len(model) > 512
-            or any(ord(c) < 32 for c in model)):
-        raise InvalidInput("a model id is 1-512 printable characters", field=field, file=file,
-                           code="bad_model")
+            or any(ord(c) < 32 for c in model) or model.strip().startswith("-")):
+        raise InvalidInput("a model id is 1-512 printable characters, not starting with '-'", field=field,
+                           file=file, code="bad_model")
     return model.strip()
 
 
@@ -284,9 +284,19 @@ def set_model_override(slug: str, model: str, *, context_window: int | None = No
     return _update(slug, apply)
 
 
+def open_credential(slug: str) -> tuple[dict, str]:
+    """The record and the secret of ``slug`` in one read, for projection only."""
+    rec = get(slug)
+    return rec, _secret_value(slug)
+
+
 def secret_for(slug: str) -> str:
     """The secret of ``slug``, for injection into a child environment only."""
     get(slug)
+    return _secret_value(slug)
+
+
+def _secret_value(slug: str) -> str:
     value = secrets.load_env_file(secret_path(slug)).get(SECRET_VAR)
     if not value:
         raise Unavailable(f"credential {slug!r} has no secret stored", field="credential",

@@ -96,9 +96,10 @@ def _check_pref(pref: Any, where: str, file: object) -> None:
                                field=f"{where}/wireShape", code="bad_settings")
     if "model" in pref:
         model = pref["model"]
-        if not isinstance(model, str) or not model.strip() or len(model) > 512:
-            raise InvalidInput("model must be 1-512 characters", file=file, field=f"{where}/model",
-                               code="bad_settings")
+        if (not isinstance(model, str) or not model.strip() or len(model) > 512
+                or model.strip().startswith("-") or any(ord(c) < 32 for c in model)):
+            raise InvalidInput("model must be 1-512 printable characters, not starting with '-'", file=file,
+                               field=f"{where}/model", code="bad_settings")
     if "reasoningEffort" in pref and pref["reasoningEffort"] not in models.EFFORTS:
         raise InvalidInput(f"reasoningEffort must be one of {', '.join(models.EFFORTS)}", file=file,
                            field=f"{where}/reasoningEffort", code="bad_settings")
@@ -170,7 +171,10 @@ def update(ws, fn: Callable[[dict], Any]) -> dict:
             current = empty_settings()
         new = apply(current)
         validate(new, file=path)
-        fs.atomic_write_json(path, new, mode=0o644)
+        text = fs.dump_json(new)
+        if len(text.encode("utf-8")) > MAX_BYTES:
+            raise InvalidInput(f"settings would exceed {MAX_BYTES} bytes", file=path, code="too_large")
+        fs.atomic_write_text(path, text, mode=0o644)
         return new
 
 

@@ -207,9 +207,10 @@ def make_binding(*, resume_id: str, agent: str, credential: Any = None, model: s
     validate_agent_name(agent, file=file)
     cred = normalize_credential(credential, file=file)
     if model is not None:
-        if not isinstance(model, str) or len(model) > 512 or any(ord(c) < 32 for c in model):
-            raise InvalidInput("model must be 1-512 printable characters", field="model", file=file,
-                               code="bad_model")
+        if (not isinstance(model, str) or len(model) > 512 or any(ord(c) < 32 for c in model)
+                or model.strip().startswith("-")):
+            raise InvalidInput("model must be 1-512 printable characters, not starting with '-'",
+                               field="model", file=file, code="bad_model")
         model = model.strip() or None  # an empty model means "engine default"
     if effort is not None:
         try:
@@ -296,6 +297,28 @@ def _write_new(path: Path, binding: SessionBinding) -> bool:
     return fs.create_exclusive(path, fs.dump_json(binding.to_file()).encode("utf-8"), mode=0o644)
 
 
+def _journal_born(ws, binding: SessionBinding, now: datetime | None) -> None:
+    """Record ``session.born`` after the binding is durable (secret-free payload).
+    The journal belongs to another capability: absent, it is simply skipped."""
+    if now is None:
+        return
+    try:
+        from openalice import journal
+    except ImportError:
+        return
+    payload: dict[str, Any] = {"resumeId": binding.resume_id, "agent": binding.agent,
+                               "credentialSource": binding.credential["source"]}
+    if hasattr(ws, "id"):
+        payload["workspaceId"] = ws.id
+    if binding.credential.get("credentialSlug"):
+        payload["credentialSlug"] = binding.credential["credentialSlug"]
+    if binding.model:
+        payload["model"] = binding.model
+    if binding.reasoning_effort:
+        payload["reasoningEffort"] = binding.reasoning_effort
+    journal.record("session.born", payload, now=now)
+
+
 def create_session(ws, *, agent: str, credential: Any = None, model: str | None = None,
                    effort: str | None = None, display_name: str | None = None, now: datetime,
                    rng: Any = None) -> SessionBinding:
@@ -306,6 +329,7 @@ def create_session(ws, *, agent: str, credential: Any = None, model: str | None 
     fs.ensure_dir(sessions_dir(ws), 0o755)
     for _ in range(64):
         if _write_new(session_path(ws, binding.resume_id), binding):
+            _journal_born(ws, binding, now)
             return binding
         # A taken id regenerates the whole id, never just its suffix.
         binding = replace(binding, resume_id=new_resume_id(rng))
@@ -325,6 +349,7 @@ def ensure_session(ws, binding: SessionBinding, *, now: datetime | None = None) 
             if not _write_new(path, binding):
                 existing = _read(path)
             else:
+                _journal_born(ws, binding, now)
                 return binding
         if existing.runtime() != binding.runtime():
             raise BindingConflict(f"session {binding.resume_id!r} already owns a different runtime binding",
