@@ -66,7 +66,8 @@ def cmd_journal(args: argparse.Namespace, ctx: Context) -> int:
         data = journal.read_after(args.after_seq, limit=limit, where=where)
     else:
         limit = journal.PAGE_SIZE_DEFAULT if args.limit is None else args.limit
-        data = journal.read_page(args.page or 1, page_size=limit, where=where)
+        data = journal.read_page(1 if args.page is None else args.page, page_size=limit,
+                                 where=where)
     if not ctx.json:
         for p in data["problems"]:
             ctx.warn(f"skipped line at byte {p['offset']} of {p['file']}: {p['reason']}")

@@ -328,7 +328,7 @@ def cmd_cat(args: argparse.Namespace, ctx: Context) -> int:
     import tempfile
 
     from openalice import inbox
-    from openalice.core.errors import Conflict, InvalidInput, OperationalError
+    from openalice.core.errors import Conflict, OperationalError
     from openalice.inbox.files import CHUNK
     from openalice.inbox.query import open_referenced
 

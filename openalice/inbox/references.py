@@ -40,6 +40,7 @@ NO_REPLY = "no-reply"
 _FENCE_OPEN = re.compile(r"[ ]{0,3}(`{3,}|~{3,})")
 _BACKTICK_RUN = re.compile(r"`+")
 _INTERESTING = re.compile(r"[`\\\[\n]")
+_CANDIDATE_STOP = re.compile(r"[\]\n]")
 _FORBIDDEN = re.compile(r"[:|#?\\\x00\r\n\[\]]")
 _EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,16}\Z")
 
@@ -130,6 +131,7 @@ def parse(body: str) -> References:
     ignored: list[Ignored] = []
     silent = False
     runs: _Runs | None = None
+    stop = -1  # the next "]" or newline at or after some position; only moves forward
     n = len(body)
     i = 0
     at_line_start = True
@@ -168,9 +170,10 @@ def parse(body: str) -> References:
         if not body.startswith("[[", j):
             i = j + 1
             continue
-        k = j + 2
-        while k < n and body[k] not in "]\n":
-            k += 1
+        if stop < j + 2:
+            found = _CANDIDATE_STOP.search(body, j + 2)
+            stop = found.start() if found else n
+        k = stop
         if k + 1 < n and body[k] == "]" and body[k + 1] == "]":
             text = body[j + 2:k].strip()
             i = k + 2
