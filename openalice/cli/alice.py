@@ -19,6 +19,7 @@ commands:
   doctor       check homes, workspaces, agent CLIs, credentials, adapters, timers
   inbox        publish and read Inbox reports (the verbs of alice-inbox)
   journal      read the activity journal: pages, --after-seq, --follow
+  issue        create, list, show, update, comment on, validate issues; the board
 
 options (every command):
   --json       print exactly one JSON document on stdout
@@ -35,6 +36,8 @@ examples:
   alice doctor
   alice inbox list --unread
   alice journal --follow
+  alice issue create --title 'Daily report' --every 24h --body 'Summarize the day'
+  alice issue board
 
 exit codes: 0 ok, 1 operational failure, 2 usage or invalid input,
             3 unavailable or busy, 4 forbidden
@@ -54,6 +57,7 @@ TOOL = Tool(
         "doctor": "openalice.cli.alice_doctor",
         "inbox": "openalice.cli.alice_inbox",
         "journal": "openalice.cli.alice_journal",
+        "issue": "openalice.cli.alice_issue",
     },
 )
 
