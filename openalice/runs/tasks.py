@@ -73,11 +73,18 @@ def safe_name(name: str) -> str:
 
     Ordinary ids are used as they are; anything else (``..``, spaces, slashes,
     non-ASCII) becomes ``~`` + hex of its UTF-8 bytes, which no ordinary id
-    can look like.
+    can look like (``~h`` + a digest when that would be too long).
     """
     if _SAFE_NAME_RE.match(name) and name not in (".", ".."):
         return name
-    return "~" + name.encode("utf-8").hex()
+    encoded = "~" + name.encode("utf-8").hex()
+    if len(encoded) <= 129:
+        return encoded
+    # Too long for a file name once hex-encoded: a digest ("h" is not a hex
+    # digit, so this never equals an encoded name).
+    import hashlib
+
+    return "~h" + hashlib.sha256(name.encode("utf-8")).hexdigest()[:40]
 
 
 def runs_dir() -> Path:

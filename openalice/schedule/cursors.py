@@ -40,13 +40,22 @@ def _safe(name: str) -> str:
     return safe_name(name)
 
 
-def _unsafe(stem: str) -> str:
-    if stem.startswith("~"):
+def _issue_id_of(path: str, stem: str) -> str | None:
+    """The issue id a cursor file belongs to (from its name when the name is
+    reversible, else from its content)."""
+    if not stem.startswith("~"):
+        return stem
+    if not stem.startswith("~h"):
         try:
             return bytes.fromhex(stem[1:]).decode("utf-8")
         except ValueError:
-            return stem
-    return stem
+            pass
+    try:
+        data = fs.read_json(path, missing=None)
+    except InvalidInput:
+        return None
+    issue_id = data.get("issueId") if isinstance(data, dict) else None
+    return issue_id if isinstance(issue_id, str) else None
 
 
 def cursors_dir() -> Path:
@@ -105,8 +114,10 @@ def cursor_issue_ids(workspace_id: str) -> list[str]:
     except FileNotFoundError:
         return []
     with entries:
-        return sorted(_unsafe(e.name[:-5]) for e in entries
-                      if e.name.endswith(".json") and not e.name.startswith("."))
+        names = [(e.path, e.name[:-5]) for e in entries
+                 if e.name.endswith(".json") and not e.name.startswith(".")]
+    ids = (_issue_id_of(path, stem) for path, stem in names)
+    return sorted(i for i in ids if i is not None)
 
 
 def _base(cursor: dict | None, workspace_id: str, issue_id: str) -> dict:

@@ -469,3 +469,17 @@ def test_per_minute_scans_fire_every_slot_once(sched, when):
             slots.append(item["slot"])
             sched.finish(item["taskId"])
     assert len(slots) == len(set(slots)) == 10
+
+
+def test_cursors_of_odd_issue_ids_are_kept_and_pruned_like_others(sched):
+    from openalice.schedule import cursors
+
+    ws = sched.workspace()
+    odd = ["My File", "é" * 100]
+    paths_ = [write_issue(ws.path, name, when=every("30m")) for name in odd]
+    assert len(sched.scan("2026-01-01T10:00:00Z")["fired"]) == 2
+    assert sorted(cursors.cursor_issue_ids(ws.id)) == sorted(odd)
+    for p in paths_:
+        p.unlink()
+    sched.scan("2026-01-01T10:01:00Z")
+    assert cursors.cursor_issue_ids(ws.id) == []
