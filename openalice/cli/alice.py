@@ -12,6 +12,7 @@ inbox and the activity journal, manage sessions, credentials and models.
 
 commands:
   workspace    create (init), list, show and remove workspaces
+  issue        create, list, show, update, comment on, validate issues; the board
 
 options (every command):
   --json       print exactly one JSON document on stdout
@@ -22,6 +23,8 @@ examples:
   alice workspace init ~/work/notes --label Notes
   alice workspace list
   alice workspace show notes --json
+  alice issue create --title 'Daily report' --every 24h --body 'Summarize the day'
+  alice issue board
 
 exit codes: 0 ok, 1 operational failure, 2 usage or invalid input,
             3 unavailable or busy, 4 forbidden
@@ -34,6 +37,7 @@ TOOL = Tool(
     help=HELP,
     verbs={
         "workspace": "openalice.cli.alice_workspace",
+        "issue": "openalice.cli.alice_issue",
     },
 )
 

@@ -15,6 +15,7 @@ included, byte for byte.  See ``docs/frontmatter.md``.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Iterable
@@ -43,7 +44,7 @@ class FrontmatterError(InvalidInput):
         return self.details.get("line")
 
 
-@dataclass
+@dataclass(slots=True)
 class Entry:
     """One top-level key as written in the source.
 
@@ -73,6 +74,16 @@ class Document:
     body: str
     entries: list[Entry] = field(default_factory=list)
     trailer: str = ""
+
+    def __getattr__(self, name: str):
+        # parse() leaves entries and trailer to be cut on first use: readers
+        # that only want the data (most of them) never pay for them.
+        if name in ("entries", "trailer"):
+            pending = self.__dict__.pop("_pending", None)
+            if pending is not None:
+                self.entries, self.trailer = _entries(*pending)
+                return getattr(self, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
 
 # --------------------------------------------------------------------------
@@ -119,10 +130,16 @@ def parse(source: bytes | str, *, max_bytes: int | None = MAX_BYTES,
     record: list = []
     data = parser.document(record)
     if not isinstance(data, dict):
-        first_content = next((i for i, k in enumerate(parser.ind) if k != -1), 0)
-        raise _error(first_content + 2, "frontmatter is not a mapping", path)
-    entries, trailer = _entries(lines, parser.ind, record)
-    return Document(data, body, entries, trailer)
+        # Point at the first line of content, or at the opening fence if there is none.
+        line = next((i + 2 for i, k in enumerate(parser.ind) if k != -1), 1)
+        raise _error(line, "frontmatter is not a mapping", path)
+    if not record:      # a top-level flow mapping: nothing line-shaped to keep
+        return Document(data, body, [], "")
+    doc = object.__new__(Document)
+    doc.data = data
+    doc.body = body
+    doc._pending = (lines, parser.ind, record)     # see Document.__getattr__
+    return doc
 
 
 def loads(text: str) -> object:
@@ -133,6 +150,8 @@ def loads(text: str) -> object:
     """
     if not isinstance(text, str):
         raise TypeError(f"loads() wants str, not {type(text).__name__}")
+    if text.startswith("\ufeff"):
+        text = text[1:]
     if "\r" in text:
         text = text.replace("\r\n", "\n")
     _check_characters(text, 1, None)
@@ -264,8 +283,15 @@ _FLOW_PLAIN_MORE = re.compile(
     r"""(?:[^ \t\[\]{},:#]|:(?=[^ \t\[\]{},]))"""
     r"""(?:[^ \t\[\]{},:]|:(?=[^ \t\[\]{},])|[ \t]+(?=[^ \t\[\]{},#:]|:[^ \t\[\]{},]))*""")
 _FAST_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: +|$)")
-# The common line: a simple key and a one-line plain value without `#` or `:`.
-_FAST_PAIR = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*): +([^ \t#\"'\[\]{}|>&*!%@`,?:-][^#:\t]*)")
+# One `key: value` item of a simple one-line flow mapping, and what follows it.
+_FAST_FLOW_ITEM = re.compile(
+    r"""[ ]*([A-Za-z_][A-Za-z0-9_-]*): +(?:(")([^"\\]*)"|"""
+    r"""([^ \t,\[\]{}#:"'&*!|>%@`?-](?:[^\t,\[\]{}#:"']*[^ \t,\[\]{}#:"'])?))[ ]*([,}])""")
+# The common line: a simple key, then a double-quoted value without escapes or
+# a one-line plain value without `#` or `:`, then perhaps a comment.
+_FAST_PAIR = re.compile(
+    r"""([A-Za-z_][A-Za-z0-9_-]*): +(?:"([^"\\]*)"[ ]*|"""
+    r"""([^ \t#"'\[\]{}|>&*!%@`,?:-][^#:\t]*))(?:(?<=[ ])#.*)?""")
 _PROPERTY = re.compile(r"[&*!][^\s,\[\]{}]*")
 
 # First characters that keep a value from being a plain scalar (or need a look).
@@ -339,8 +365,6 @@ class _Parser:
         while i < count and ind[i] == -1:
             i += 1
         if i == count:
-            if record is not None:
-                self.fail(0, "frontmatter is not a mapping")
             return None
         k = ind[i]
         if k == -2:
@@ -389,16 +413,17 @@ class _Parser:
                     j = i + 1
                     if j == count or 0 <= ind[j] <= n or (
                             ind[j] == -1 and lines[j].strip(" \t")):
-                        key = m.group(1)
+                        key, value, text = m.groups()
                         if key in out:
                             self.fail(i, f"duplicate key {key!r} (first defined on line "
                                          f"{first_seen[key] + self.base})")
                         first_seen[key] = i
-                        text = m.group(2).rstrip(" ")
-                        if text[0] in "0123456789+.":
-                            value = self._resolve(text, i)
-                        else:
-                            value = special(text, text)
+                        if text is not None:
+                            text = text.rstrip(" ")
+                            if text[0] in "0123456789+.":
+                                value = self._resolve(text, i)
+                            else:
+                                value = special(text, text)
                         out[key] = value
                         if record is not None:
                             record.append((key, i, j))
@@ -604,6 +629,11 @@ class _Parser:
                 value, j, p = (self._double if c == '"' else self._single)(i, col, n)
                 self._rest_of_line(j, p)
                 return value, j + 1
+            if c == "{" and depth < MAX_DEPTH:
+                found = self._simple_flow_mapping(i, col)
+                if found is not None:
+                    self._rest_of_line(i, found[1])
+                    return found[0], i + 1
             if c == "[" or c == "{":
                 value, j, p = self._flow(i, col, n, depth)
                 self._rest_of_line(j, p)
@@ -640,6 +670,22 @@ class _Parser:
             if k > n or (k == -1 and not lines[end].strip(" \t")):
                 text, end = self._plain_more(i, n, text)
         return self._resolve(text, i), end
+
+    def _simple_flow_mapping(self, i: int, col: int):
+        """``({...}, column after)`` for a one-line mapping of simple pairs, else None."""
+        line = self.lines[i]
+        item = _FAST_FLOW_ITEM.match
+        out: dict = {}
+        m = item(line, col + 1)
+        while m:
+            key, quote, quoted, plain, sep = m.groups()
+            if key in out:
+                return None     # the full parser reports it
+            out[key] = quoted if quote else self._resolve(plain, i)
+            if sep == "}":
+                return out, m.end()
+            m = item(line, m.end())
+        return None
 
     def _resolve(self, text: str, i: int) -> object:
         c = text[0]
@@ -956,6 +1002,8 @@ class _Parser:
                 if not frame[1]:
                     self.fail(i, "`key: value` pairs inside a flow sequence are not "
                                  "supported (write `{key: value}`)")
+                if frame[2] == 3:
+                    self.fail(i, "unexpected `:` (a `,` may be missing before the key)")
                 if frame[2] != 1:
                     self.fail(i, "unexpected `:` (a flow mapping key is missing)")
                 if frame[6] != i:
@@ -1063,27 +1111,37 @@ def _escaped(line: str, q: int) -> bool:
 # --------------------------------------------------------------------------
 # Writing
 
-# Strings a YAML 1.2 core-schema reader or a YAML 1.1 reader (PyYAML and its
-# kin) would turn into something else when written plain.
-_NOT_A_STRING = re.compile("|".join([
-    r"~|null|Null|NULL|true|True|TRUE|false|False|FALSE",
-    r"yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF|y|Y|n|N|=|<<",
-    r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+",
-    r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?",
-    r"[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)",
-    r"[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+",
-    r"[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?",
-    r"[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*(?:[eE][-+]?[0-9]+)?",
-    r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:(?:[Tt]|[ \t]+).*)?",
-]))
 _UNSAFE = "\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff"
-_PLAIN_SAFE = re.compile(
-    "[^\\s\\-?:,\\[\\]{}#&*!|>'\"%@`" + _UNSAFE + "]"
-    "(?:[^\t\n" + _UNSAFE + "]*[^\\s:" + _UNSAFE + "])?")
-_NEEDS_ESCAPE = re.compile('["\\\\' + _UNSAFE + "]")
-_BLOCK_UNSAFE = re.compile("[\t\r" + _UNSAFE.replace("\x00-\x1f", "\x00-\x09\x0b-\x1f") + "]"
-                           "|[ ]\n|[ ]\\Z|\n\n\\Z|\\A\n*(?:[ ]|\\Z)")
-_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+@functools.cache
+def _writer_patterns() -> tuple[re.Pattern, ...]:
+    """Patterns only the writer needs, compiled on first use to keep imports cheap."""
+    # Strings a YAML 1.2 core-schema reader or a YAML 1.1 reader (PyYAML and
+    # its kin) would turn into something else when written plain.
+    not_a_string = re.compile("|".join([
+        r"~|null|Null|NULL|true|True|TRUE|false|False|FALSE",
+        r"yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF|y|Y|n|N|=|<<",
+        r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+",
+        r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?",
+        r"[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)",
+        r"[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+",
+        r"[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?",
+        r"[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*(?:[eE][-+]?[0-9]+)?",
+        r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:(?:[Tt]|[ \t]+).*)?",
+    ]))
+    plain_safe = re.compile(
+        "[^\\s\\-?:,\\[\\]{}#&*!|>'\"%@`" + _UNSAFE + "]"
+        "(?:[^\t\n" + _UNSAFE + "]*[^\\s:" + _UNSAFE + "])?")
+    needs_escape = re.compile('["\\\\' + _UNSAFE + "]")
+    # Tabs, CRs and escapes; trailing spaces on a line; two final newlines;
+    # a first line that starts with a space; nothing but newlines.
+    block_unsafe = re.compile("[\t\r" + _UNSAFE.replace("\x00-\x1f", "\x00-\x09\x0b-\x1f") + "]"
+                              "|[ ]\n|[ ]\\Z|\n\n\\Z|\\A\n*(?:[ ]|\\Z)")
+    surrogate = re.compile("[\ud800-\udfff]")
+    return not_a_string, plain_safe, needs_escape, block_unsafe, surrogate
+
+
 _SHORT_ESCAPES = {
     "\0": "\\0", "\a": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v",
     "\f": "\\f", "\r": "\\r", "\x1b": "\\e", '"': '\\"', "\\": "\\\\",
@@ -1125,10 +1183,15 @@ def render(doc: Document, updates: dict, *, remove: Iterable[str] = ()) -> str:
 
     Untouched entries keep their raw text, comments included, and their
     order; an updated key is re-serialized in place under the comments above
-    it (unchanged when the new value equals the old one); a removed key goes
-    with the comment lines directly above it; new keys are appended in the
-    order given.  The body is kept exactly.  The result is re-parsed and
-    checked before it is returned.
+    it (kept as is when the new value equals the old one); a removed key
+    goes with the comment lines directly above it; new keys are appended in
+    the order given.  The body is kept exactly.
+
+    The result is re-parsed before it is returned.  When the kept text and
+    the new text interact (a ``|`` block followed by an indented comment, a
+    ``|+`` block followed by blank lines), simpler forms are tried in turn:
+    double-quoted strings, then dropping blank lines between entries, and
+    last a fresh serialization of the whole mapping without comments.
     """
     updates = dict(updates)
     removed = set(remove)
@@ -1140,22 +1203,23 @@ def render(doc: Document, updates: dict, *, remove: Iterable[str] = ()) -> str:
         raise ValueError(f"keys both updated and removed: {sorted(clash)}")
     expected = {k: v for k, v in doc.data.items() if k not in removed}
     expected.update(updates)
-    for block in (True, False):
-        if doc.entries or not doc.data:
-            text = _render_entries(doc, updates, removed, block)
-        else:   # a top-level flow mapping has no entries to keep
-            text = "---\n" + dumps(expected) + "---\n" + doc.body
+    fresh = "---\n" + dumps(expected) + "---\n" + doc.body
+    if not doc.entries:
+        return fresh
+    for block, tight in ((True, False), (False, False), (False, True)):
+        text = _render_entries(doc, updates, removed, block, tight)
         try:
             check = parse(text, max_bytes=None)
         except FrontmatterError:
             continue
         if _same(check.data, expected) and check.body == doc.body:
             return text
-    raise AssertionError("render() produced a file that does not read back")
+    return fresh
 
 
-def _render_entries(doc: Document, updates: dict, removed: set, block: bool) -> str:
-    out = ["---\n"]
+def _render_entries(doc: Document, updates: dict, removed: set, block: bool,
+                    tight: bool) -> str:
+    pieces = []
     indent = 0
     for entry in doc.entries:
         key = entry.key
@@ -1165,20 +1229,26 @@ def _render_entries(doc: Document, updates: dict, removed: set, block: bool) -> 
         if key in removed:
             detached = lines[:entry.comment_line - entry.start]
             if any(line.strip(" \t") for line in detached):
-                out.extend(line + "\n" for line in detached)
+                pieces.append("".join(line + "\n" for line in detached))
         elif key in updates and not _same(doc.data.get(key, _MISSING), updates[key]):
-            out.extend(line + "\n" for line in lines[:key_at])
-            out.append(_dump_pair(key, updates[key], indent, block))
+            pieces.append("".join(line + "\n" for line in lines[:key_at])
+                          + _dump_pair(key, updates[key], indent, block))
         else:
-            out.append(entry.raw)
-    out.append(doc.trailer)
+            pieces.append(entry.raw)
+    pieces.append(doc.trailer)
     known = doc.data.keys()
     for key, value in updates.items():
         if key not in known:
-            out.append(_dump_pair(key, value, indent, block))
-    out.append("---\n")
-    out.append(doc.body)
-    return "".join(out)
+            pieces.append(_dump_pair(key, value, indent, block))
+    if tight:   # blank lines carry no data, except after a `|+` block
+        pieces = [_drop_leading_blank_lines(piece) for piece in pieces]
+    return "---\n" + "".join(pieces) + "---\n" + doc.body
+
+
+def _drop_leading_blank_lines(text: str) -> str:
+    while text and text.split("\n", 1)[0].strip(" \t") == "":
+        text = text.split("\n", 1)[1] if "\n" in text else ""
+    return text
 
 
 def _dump_pair(key: str, value: object, indent: int, block: bool) -> str:
@@ -1255,19 +1325,22 @@ def _scalar(value: object, indent: int, block: bool) -> str:
 
 
 def _string(text: str, indent: int, block: bool) -> str:
-    if (_PLAIN_SAFE.fullmatch(text) and ": " not in text and " #" not in text
-            and not text.startswith("...") and not _NOT_A_STRING.fullmatch(text)):
+    not_a_string, plain_safe, needs_escape, block_unsafe, surrogate = _writer_patterns()
+    if (plain_safe.fullmatch(text) and ": " not in text and " #" not in text
+            and not text.startswith("...") and not not_a_string.fullmatch(text)):
         return text
-    if _SURROGATE.search(text):
+    if surrogate.search(text):
         raise ValueError("cannot serialize a string with a lone surrogate")
-    if block and "\n" in text and not _BLOCK_UNSAFE.search(text):
+    if block and "\n" in text and not block_unsafe.search(text) and (
+            # A line that trims to `---` would close the frontmatter.
+            "---" not in text or all(line.strip() != "---" for line in text.split("\n"))):
         pad = " " * indent
         if text.endswith("\n"):
             head, text = "|", text[:-1]
         else:
             head = "|-"
         return head + "".join("\n" + pad + line if line else "\n" for line in text.split("\n"))
-    return '"' + _NEEDS_ESCAPE.sub(_escape, text) + '"'
+    return '"' + needs_escape.sub(_escape, text) + '"'
 
 
 def _escape(m: re.Match) -> str:

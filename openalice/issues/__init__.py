@@ -1,0 +1,50 @@
+"""Markdown issues: ``<workspace>/.alice/issues/<id>.md`` and their comments.
+
+The API other parts use (docs/issues.md; the scheduler's side of
+``notes/contracts.md``):
+
+* :func:`read_issues` (ws) -> :class:`IssueSet` — every issue of a workspace,
+  bad files as :class:`InvalidIssue` without hiding the others;
+* :func:`load_issue` (ws, id) -> :class:`Issue`;
+* :func:`claim_new_then_resume`, :func:`mark_done` — the scheduler's rewrites;
+* :func:`schedule_problem` (issue or when, now) — why a schedule can never fire;
+* :func:`create`, :func:`update`, :func:`add_comment`, :func:`list_comments`;
+* :func:`authorize` — the cross-workspace rule.
+
+Only the declaration and reader are imported here (the scan must be cheap);
+the rest load on first use.
+"""
+
+from __future__ import annotations
+
+from .declaration import (  # noqa: F401
+    ASSIGNEE_POLICIES, EFFORTS, PRIORITIES, STATUSES, TERMINAL_STATUSES, TIMEOUTS, FieldError,
+    InvalidIssue, Issue, declare, what_of,
+)
+from .reader import IssueSet, find_issue_file, issue_path, issues_dir, load_issue, read_issues  # noqa: F401
+
+__all__ = [
+    "ASSIGNEE_POLICIES", "EFFORTS", "PRIORITIES", "STATUSES", "TERMINAL_STATUSES", "TIMEOUTS",
+    "FieldError", "InvalidIssue", "Issue", "IssueSet", "declare", "what_of",
+    "issues_dir", "issue_path", "find_issue_file", "read_issues", "load_issue",
+    "schedule_problem", "schedule_summary", "create", "update", "claim_new_then_resume",
+    "mark_done", "add_comment", "list_comments", "authorize",
+]
+
+_LAZY = {
+    "schedule_problem": "schedule", "schedule_summary": "schedule",
+    "create": "store", "update": "store", "claim_new_then_resume": "store", "mark_done": "store",
+    "add_comment": "comments", "list_comments": "comments",
+    "authorize": "guard",
+}
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'openalice.issues' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value

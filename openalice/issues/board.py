@@ -1,0 +1,154 @@
+"""Issues across workspaces: the listing, the board, and ``validate``.
+
+A workspace that cannot be read is reported with its reason and the others
+are still shown; an invalid file is listed with its id, path and reasons
+(the original board dropped them silently).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+from openalice.core.errors import AliceError
+
+from .declaration import PRIORITY_RANK, STATUSES
+from .reader import IssueSet, read_issues
+from .schedule import when_problem
+from .views import invalid_json, issue_json, workspace_json
+
+__all__ = ["scan", "listing", "board", "validate", "Problem", "Report"]
+
+
+def scan(workspaces: list) -> list[tuple[object, IssueSet]]:
+    """``read_issues`` for each workspace; an unexpected failure of one
+    workspace becomes its ``unreadable`` state, never the caller's error."""
+    out = []
+    for ws in workspaces:
+        try:
+            found = read_issues(ws)
+        except (OSError, AliceError) as exc:
+            found = IssueSet("invalid", error=f"cannot read issues: {exc}", reason="unreadable")
+        out.append((ws, found))
+    return out
+
+
+def listing(workspaces: list, now: datetime, *, status: str | None = None) -> dict:
+    """``{"issues", "invalid", "workspaces"}`` for ``alice issue list``."""
+    issues, invalid, states = [], [], []
+    for ws, found in scan(workspaces):
+        states.append(workspace_json(ws, found))
+        issues.extend(issue_json(i, now, workspace_id=ws.id) for i in found.issues
+                      if status is None or i.status == status)
+        invalid.extend(invalid_json(i, ws.id) for i in found.invalid)
+    return {"issues": issues, "invalid": invalid, "workspaces": states}
+
+
+def board(workspaces: list, now: datetime) -> dict:
+    """Issues of every workspace grouped by status, each column by priority."""
+    columns = {name: [] for name in STATUSES}
+    invalid, states = [], []
+    for ws, found in scan(workspaces):
+        states.append(workspace_json(ws, found))
+        for issue in found.issues:
+            columns[issue.status].append((PRIORITY_RANK[issue.priority], issue.id, ws.id,
+                                          issue_json(issue, now, workspace_id=ws.id)))
+        invalid.extend(invalid_json(i, ws.id) for i in found.invalid)
+    return {
+        "workspaces": states,
+        "columns": [{"status": name, "issues": [row[3] for row in sorted(
+            columns[name], key=lambda row: row[:3])]} for name in STATUSES],
+        "invalid": invalid,
+    }
+
+
+class Problem:
+    """One line of ``alice issue validate``: ``path:field: reason``."""
+
+    __slots__ = ("workspace_id", "issue_id", "path", "field", "reason")
+
+    def __init__(self, workspace_id: str, issue_id: str | None, path: Path | str, field: str,
+                 reason: str) -> None:
+        self.workspace_id = workspace_id
+        self.issue_id = issue_id
+        self.path = str(path)
+        self.field = field
+        self.reason = reason
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.field}: {self.reason}"
+
+    def to_dict(self) -> dict:
+        return {"workspaceId": self.workspace_id, "id": self.issue_id, "path": self.path,
+                "field": self.field, "reason": self.reason}
+
+
+class Report:
+    """What ``validate`` found: ``problems`` and how much it looked at."""
+
+    __slots__ = ("problems", "files", "workspaces")
+
+    def __init__(self, problems: list[Problem], files: int, workspaces: int) -> None:
+        self.problems = problems
+        self.files = files
+        self.workspaces = workspaces
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def to_dict(self) -> dict:
+        return {"ok": self.ok, "checked": {"workspaces": self.workspaces, "files": self.files},
+                "problems": [p.to_dict() for p in self.problems]}
+
+
+def validate(workspaces: list, now: datetime) -> Report:
+    """Everything ``validate`` flags: invalid files, schedules that can never
+    fire (an ``at`` in the past only for live issues), malformed comment
+    sidecars, and workspaces whose issues cannot be read."""
+    from .comments import check_sidecar
+
+    problems: list[Problem] = []
+    files = 0
+    for ws, found in scan(workspaces):
+        root = Path(ws.path)
+        if found.state == "invalid":
+            where = root / ".alice" / ("issue.json" if found.reason == "legacy_issue_json"
+                                       else "issues")
+            problems.append(Problem(ws.id, None, where, "workspace", found.error or "invalid"))
+            continue
+        if found.state != "ok":
+            continue
+        for item in found.invalid:
+            files += 1
+            problems.extend(Problem(ws.id, item.id, item.path, e.field, e.reason)
+                            for e in item.errors)
+        for issue in found.issues:
+            files += 1
+            problem = when_problem(issue.when, now, terminal=issue.is_terminal)
+            if problem is not None:
+                problems.append(Problem(ws.id, issue.id, issue.path, problem.field, problem.reason))
+            sidecar = issue.path.parent / f"{issue.id}.comments.json"
+            problem = _sidecar_problem(sidecar, issue.id, check_sidecar)
+            if problem is not None:
+                problems.append(Problem(ws.id, issue.id, sidecar, *problem))
+    return Report(problems, files, len(workspaces))
+
+
+def _sidecar_problem(path: Path, issue_id: str, check) -> tuple[str, str] | None:
+    import os
+
+    from openalice.core import fs
+    from openalice.core.errors import InvalidInput
+
+    if not os.path.lexists(path):
+        return None
+    if os.path.islink(path):
+        return "comments", "the comments file is a symbolic link; it is not followed"
+    try:
+        check(fs.read_json(path), path, issue_id)
+    except InvalidInput as exc:
+        return exc.field or "comments", exc.message
+    except AliceError as exc:
+        return "comments", exc.message
+    return None

@@ -1,0 +1,272 @@
+"""Reading a workspace's issues: ``.alice/issues/*.md``, each file on its own.
+
+Every entry ending in ``.md`` (any case) is an issue whose id is the file
+name's stem; names starting with ``.`` (temp files, editor locks) and other
+files (``<id>.comments.json``, ``README.txt``) are not issues.  One bad file
+becomes an :class:`InvalidIssue` with its reasons and never hides the others.
+
+Files are opened with ``O_NOFOLLOW``: a symlinked issue file is reported, not
+followed, and an ``.alice/issues`` directory that leads outside the workspace
+makes the whole workspace invalid.  The 64 KiB cap is checked with ``fstat``
+before anything is read, so a 10 MB file costs one system call.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+from openalice.core import frontmatter
+from openalice.core.errors import InvalidInput, NotFound, PathEscape
+
+from .declaration import (MAX_BYTES, FieldError, Issue, InvalidIssue, declare, id_problem,
+                          is_valid_id)
+
+__all__ = [
+    "LEGACY_FILE_MESSAGE", "IssueSet", "issues_dir", "issue_path", "find_issue_file",
+    "read_issues", "read_issue_file", "read_document", "load_issue",
+]
+
+LEGACY_FILE_MESSAGE = ("`.alice/issue.json` is retired: split each issue into its own "
+                       "`.alice/issues/<id>.md` file (Markdown with a YAML frontmatter block; "
+                       "see docs/issues.md)")
+
+_OPEN_FLAGS = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+               | getattr(os, "O_CLOEXEC", 0))
+
+
+class IssueSet:
+    """What :func:`read_issues` found in one workspace.
+
+    ``state`` is ``ok`` (the directory was read), ``absent`` (no issues
+    directory and no legacy file) or ``invalid`` (``error`` says why;
+    ``reason`` is a slug: ``legacy_issue_json``, ``path_escape``,
+    ``not_a_directory``, ``missing`` or ``unreadable``).
+    """
+
+    __slots__ = ("state", "issues", "invalid", "error", "reason", "directory")
+
+    def __init__(self, state: str, issues: list[Issue] | None = None,
+                 invalid: list[InvalidIssue] | None = None, *, error: str | None = None,
+                 reason: str | None = None, directory: Path | None = None) -> None:
+        self.state = state
+        self.issues = issues if issues is not None else []
+        self.invalid = invalid if invalid is not None else []
+        self.error = error
+        self.reason = reason
+        self.directory = directory
+
+    @property
+    def readable(self) -> bool:
+        """False when the workspace could not be looked at (missing, permissions)."""
+        return self.reason not in ("missing", "unreadable")
+
+    def __repr__(self) -> str:
+        return (f"IssueSet(state={self.state!r}, issues={len(self.issues)}, "
+                f"invalid={len(self.invalid)}, error={self.error!r})")
+
+
+def _root(ws) -> Path:
+    return ws.root if hasattr(ws, "root") else Path(ws.path)
+
+
+def issues_dir(ws) -> Path:
+    return _root(ws) / ".alice" / "issues"
+
+
+def issue_path(ws, issue_id: str) -> Path:
+    """Where issue ``issue_id`` lives (whether or not it exists).  A malformed
+    id is refused (InvalidInput, field ``id``)."""
+    problem = id_problem(issue_id)
+    if problem:
+        raise InvalidInput(problem, file=issues_dir(ws), field="id", code="bad_id")
+    return issues_dir(ws) / f"{issue_id}.md"
+
+
+def find_issue_file(ws, issue_id: str) -> Path:
+    """The existing file of ``issue_id`` (``<id>.md``, or another case of the
+    extension); NotFound otherwise.  The issues directory must stay inside
+    the workspace."""
+    if not is_valid_id(issue_id):
+        raise NotFound(f"no issue `{_clip(issue_id)}`: the id {id_problem(issue_id)}",
+                       file=issues_dir(ws), field="id", code="unknown_issue")
+    directory = _contained_dir(ws)
+    for ext in (".md", ".MD", ".Md", ".mD"):
+        candidate = directory / f"{issue_id}{ext}"
+        if os.path.lexists(candidate):
+            return candidate
+    raise NotFound(f"no issue `{issue_id}` in workspace `{getattr(ws, 'id', ws)}`",
+                   file=directory / f"{issue_id}.md", code="unknown_issue",
+                   details={"hint": "see 'alice issue list'"})
+
+
+def _contained_dir(ws) -> Path:
+    directory = issues_dir(ws)
+    if _leaves_root(ws, directory):
+        raise PathEscape("`.alice/issues` leads outside the workspace (a symlink); refused",
+                         file=directory)
+    return directory
+
+
+def _leaves_root(ws, directory: Path) -> bool:
+    """True if ``.alice`` or ``.alice/issues`` is a symlink out of the workspace."""
+    for candidate in (directory.parent, directory):
+        try:
+            if stat.S_ISLNK(os.lstat(candidate).st_mode):
+                break
+        except OSError:
+            return False
+    else:
+        return False
+    root = os.path.realpath(_root(ws))
+    real = os.path.realpath(directory)
+    return not (real == root or real.startswith(root.rstrip(os.sep) + os.sep))
+
+
+def read_issues(ws) -> IssueSet:
+    """Every issue of workspace ``ws`` (anything with ``.path`` and ``.id``)."""
+    root = _root(ws)
+    directory = root / ".alice" / "issues"
+    ws_id = getattr(ws, "id", None)
+    if _leaves_root(ws, directory):
+        return IssueSet("invalid", error="`.alice/issues` leads outside the workspace "
+                        "(a symlink); it is not read", reason="path_escape", directory=directory)
+    try:
+        with os.scandir(directory) as it:
+            names = sorted(e.name for e in it
+                           if e.name[-3:].lower() == ".md" and e.name[0] != ".")
+    except FileNotFoundError:
+        if not os.path.isdir(root):
+            return IssueSet("invalid", error=f"workspace directory is missing: {root}",
+                            reason="missing", directory=directory)
+        if os.path.lexists(root / ".alice" / "issue.json"):
+            return IssueSet("invalid", error=LEGACY_FILE_MESSAGE, reason="legacy_issue_json",
+                            directory=directory)
+        return IssueSet("absent", directory=directory)
+    except NotADirectoryError:
+        return IssueSet("invalid", error="`.alice/issues` is not a directory",
+                        reason="not_a_directory", directory=directory)
+    except OSError as exc:
+        return IssueSet("invalid", error=f"cannot read `.alice/issues`: {exc.strerror}",
+                        reason="unreadable", directory=directory)
+    issues: list[Issue] = []
+    invalid: list[InvalidIssue] = []
+    telegram_owner = None
+    for name in names:
+        result = read_issue_file(directory / name, name[:-3], workspace_id=ws_id)
+        if isinstance(result, Issue):
+            if result.telegram_connector:
+                if telegram_owner is not None:
+                    invalid.append(InvalidIssue(result.id, result.path, (FieldError(
+                        "telegramConnector", f"only one issue per workspace may set it; "
+                                             f"`{telegram_owner}` already does"),)))
+                    continue
+                telegram_owner = result.id
+            issues.append(result)
+        elif result is not None:
+            invalid.append(result)
+    return IssueSet("ok", issues, invalid, directory=directory)
+
+
+def read_issue_file(path: Path, issue_id: str, *,
+                    workspace_id: str | None = None) -> Issue | InvalidIssue | None:
+    """One file judged on its own; None if it vanished while being read."""
+    data = _read_bytes(path)
+    if data is None:
+        return None
+    if isinstance(data, FieldError):
+        return InvalidIssue(issue_id, path, (data,))
+    errors: list[FieldError] = []
+    if not is_valid_id(issue_id):
+        errors.append(FieldError("id", f"file name `{_clip(path.name)}` gives the id "
+                                       f"`{_clip(issue_id)}`, which cannot be addressed "
+                                       "(ids match [A-Za-z0-9][A-Za-z0-9_-]*, at most 128 "
+                                       "characters); rename the file"))
+    doc = _parse(data)
+    if isinstance(doc, FieldError):
+        errors.append(doc)
+        return InvalidIssue(issue_id, path, tuple(errors))
+    issue, problems = declare(doc.data, doc.body, issue_id=issue_id, path=path,
+                              workspace_id=workspace_id)
+    if problems or errors:
+        return InvalidIssue(issue_id, path, tuple(errors + problems))
+    return issue
+
+
+def read_document(path: Path) -> "frontmatter.Document":
+    """The parsed file for a writer: InvalidInput naming the file if it cannot
+    be read or parsed, NotFound if it is gone."""
+    data = _read_bytes(path)
+    if data is None:
+        raise NotFound("no such issue file", file=path, code="unknown_issue")
+    if isinstance(data, FieldError):
+        raise InvalidInput(data.reason, file=path, field=data.field, code="invalid_issue")
+    doc = _parse(data)
+    if isinstance(doc, FieldError):
+        raise InvalidInput(doc.reason, file=path, field=doc.field, code="invalid_issue")
+    return doc
+
+
+def load_issue(ws, issue_id: str) -> Issue:
+    """One issue by id: NotFound (exit 2) if there is none, InvalidInput with
+    the file and the first bad field (all reasons in ``details["errors"]``)."""
+    path = find_issue_file(ws, issue_id)
+    result = read_issue_file(path, issue_id, workspace_id=getattr(ws, "id", None))
+    if result is None:
+        raise NotFound(f"no issue `{issue_id}`", file=path, code="unknown_issue")
+    if isinstance(result, InvalidIssue):
+        raise InvalidInput(result.message, file=path, field=result.errors[0].field,
+                           code="invalid_issue",
+                           details={"errors": [e.to_dict() for e in result.errors]})
+    return result
+
+
+def _read_bytes(path: Path) -> bytes | FieldError | None:
+    try:
+        fd = os.open(path, _OPEN_FLAGS)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return FieldError("file", "is a symbolic link; issue files are never followed "
+                                      "(make it a regular file)")
+        if exc.errno in (errno.EACCES, errno.EPERM):
+            return FieldError("file", "permission denied")
+        return FieldError("file", f"cannot open: {exc.strerror}")
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return FieldError("file", "is not a regular file")
+        if st.st_size > MAX_BYTES:
+            return FieldError("file", f"issue file too large ({st.st_size} bytes; limit {MAX_BYTES})")
+        chunks = []
+        size = 0
+        while True:
+            chunk = os.read(fd, MAX_BYTES + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > MAX_BYTES:
+                return FieldError("file", f"issue file too large (over {MAX_BYTES} bytes)")
+        return b"".join(chunks)
+    except OSError as exc:
+        return FieldError("file", f"cannot read: {exc.strerror}")
+    finally:
+        os.close(fd)
+
+
+def _parse(data: bytes):
+    try:
+        return frontmatter.parse(data, max_bytes=None)
+    except frontmatter.FrontmatterError as exc:
+        return FieldError("frontmatter", exc.message)
+    except (RecursionError, ValueError, MemoryError) as exc:  # a parser bug must not break the board
+        return FieldError("frontmatter", f"cannot be read ({exc.__class__.__name__})")
+
+
+def _clip(text: object, limit: int = 60) -> str:
+    text = str(text)
+    return text if len(text) <= limit else text[:limit] + "..."

@@ -1,0 +1,114 @@
+"""Whether a ``when`` can ever fire, and when it fires next.
+
+The reader tolerates a schedule that can never fire (``every: soon``, a
+six-field cron, an ``at`` that is not an instant): the file is valid and the
+scheduler shows it as blocked.  ``validate``, ``create`` and ``update`` use
+:func:`when_problem` to flag or refuse it.  The cron, zone and duration
+modules are imported only when a schedule of that kind is looked at.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from openalice.core.errors import InvalidInput
+
+from .declaration import FieldError, Issue
+
+__all__ = ["when_problem", "schedule_problem", "schedule_summary"]
+
+
+def when_problem(when: dict | None, now: datetime | None, *,
+                 terminal: bool = False) -> FieldError | None:
+    """Why ``when`` can never fire, as a FieldError on ``when.<key>``, or None.
+
+    An ``at`` in the past counts only for a live issue (``terminal`` False)
+    and only when ``now`` is given: a done one-shot issue is not a problem.
+    """
+    if when is None:
+        return None
+    if not isinstance(when, dict):
+        return FieldError("when", "must be a mapping with kind: at, every or cron")
+    kind = when.get("kind")
+    if kind == "every":
+        from openalice.core.durations import parse_every, parse_every_strict
+        if parse_every(when.get("every")) is None:
+            try:
+                parse_every_strict(when.get("every"), field="every")
+            except InvalidInput as exc:
+                return FieldError("when.every", f"can never fire: {exc.message}")
+        return None
+    if kind == "cron":
+        from openalice.core.cron import CronExpr, can_ever_fire
+        text = when.get("cron")
+        try:
+            expr = CronExpr.parse(text)
+        except InvalidInput as exc:
+            return FieldError("when.cron", f"can never fire: {exc.message}")
+        if not can_ever_fire(expr):
+            return FieldError("when.cron", f"can never fire: `{text}` names only days that "
+                                           "do not exist (like 30 February)")
+        zone = when.get("timezone", "local")
+        if zone is not None and zone != "local":
+            from openalice.core.zones import resolve_zone
+            try:
+                resolve_zone(zone)
+            except InvalidInput:
+                return FieldError("when.timezone", "timezone must be `local` or a valid IANA "
+                                                   "timezone")
+        return None
+    if kind == "at":
+        from openalice.core.clock import parse_instant
+        try:
+            instant = parse_instant(when.get("at"))
+        except InvalidInput as exc:
+            return FieldError("when.at", f"can never fire: {exc.message}")
+        if not terminal and now is not None and instant <= now:
+            return FieldError("when.at", f"can never fire: at is in the past ({when.get('at')})")
+        return None
+    return FieldError("when.kind", "must be at, every or cron")
+
+
+def schedule_problem(issue_or_when: Issue | dict | None, now: datetime | None) -> str | None:
+    """Why a schedule can never fire (bad cron, bad ``every`` duration, an
+    ``at`` in the past or not an instant, a bad timezone), as
+    ``"<field>: <reason>"``; None if it can fire or there is no schedule."""
+    if isinstance(issue_or_when, Issue):
+        problem = when_problem(issue_or_when.when, now, terminal=issue_or_when.is_terminal)
+    else:
+        problem = when_problem(issue_or_when, now)
+    return None if problem is None else str(problem)
+
+
+def schedule_summary(issue: Issue, now: datetime) -> dict:
+    """``{"nextFireAt", "problem", "note"}`` for show/list output.
+
+    ``nextFireAt`` (UTC ISO) is given only when the file alone decides it: the
+    next cron slot after ``now`` and a future ``at``.  An ``every`` schedule
+    fires relative to its last accepted run, which only the scheduler knows.
+    """
+    when = issue.when
+    if when is None:
+        return {"nextFireAt": None, "problem": None, "note": "not scheduled"}
+    if issue.is_terminal:
+        return {"nextFireAt": None, "problem": None,
+                "note": f"status {issue.status}: the schedule no longer fires"}
+    problem = when_problem(when, now)
+    if problem is not None:
+        return {"nextFireAt": None, "problem": str(problem), "note": None}
+    from openalice.core.clock import parse_instant, to_iso
+    kind = when["kind"]
+    if kind == "at":
+        return {"nextFireAt": to_iso(parse_instant(when["at"])), "problem": None, "note": None}
+    if kind == "every":
+        return {"nextFireAt": None, "problem": None,
+                "note": f"every {when['every'].strip()}: fires on first sight, then that long "
+                        "after each accepted run (the scheduler keeps the cursor)"}
+    from openalice.core.cron import next_fire_after
+    from openalice.core.zones import resolve_zone
+    fire = next_fire_after(when["cron"], now, resolve_zone(when.get("timezone") or "local"))
+    if fire is None:
+        return {"nextFireAt": None, "problem": "when.cron: can never fire: no slot within 50 years",
+                "note": None}
+    return {"nextFireAt": to_iso(fire), "problem": None,
+            "note": None if when.get("catchUp", True) else "catchUp false: missed slots are skipped"}

@@ -1,0 +1,363 @@
+"""Writing issues: create, update, and the two rewrites the scheduler makes.
+
+Every write holds the issue file's lock (``fs.locked_file``), re-validates the
+whole resulting file and goes through one atomic write; nothing is written
+when anything is wrong.  ``update`` merges into the frontmatter as written:
+keys it does not touch keep their text, comments and order
+(``frontmatter.render``).  ``create`` and ``update`` refuse whatever
+``alice issue validate`` would flag, a schedule that can never fire included;
+the scheduler's rewrites (:func:`claim_new_then_resume`, :func:`mark_done`)
+only keep the file readable, since the ``at`` they follow is past by then.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
+
+from openalice.core import frontmatter, fs
+from openalice.core.errors import Conflict, InvalidInput, NotFound
+
+from .declaration import (KNOWN_FIELDS, MAX_BYTES, RESUME_ASSIGNEE_RE, RUNTIME_FIELDS,
+                          FieldError, Issue, alias_problem, declare, id_problem, slug_of)
+from .reader import LEGACY_FILE_MESSAGE, _contained_dir, _read_bytes, _root, find_issue_file
+from .reader import issues_dir as _issues_dir
+from .schedule import when_problem
+
+__all__ = ["WRITABLE_FIELDS", "FIELD_ORDER", "create", "update", "claim_new_then_resume",
+           "mark_done", "normalize_field_name"]
+
+# The keys a writer may set, in the order a new file lists them.
+FIELD_ORDER = ("title", "status", "priority", "assignee", "when", "agent", "credential",
+               "credentialSource", "model", "effort", "timeout", "commentPrompt",
+               "telegramConnector")
+WRITABLE_FIELDS = frozenset(FIELD_ORDER)
+_WHEN_KEYS = frozenset({"kind", "at", "every", "cron", "timezone", "catchUp"})
+_FIELD_ALIASES = {name.lower(): name for name in KNOWN_FIELDS}
+_FIELD_ALIASES.update({"credential-source": "credentialSource", "comment-prompt": "commentPrompt",
+                       "telegram-connector": "telegramConnector", "catch-up": "catchUp"})
+
+
+def normalize_field_name(name: str) -> str:
+    """``comment-prompt`` / ``commentprompt`` → ``commentPrompt``; others unchanged."""
+    return _FIELD_ALIASES.get(name.lower(), name)
+
+
+def create(ws, fields: dict, body: str = "", *, issue_id: str | None = None,
+           now: datetime) -> Issue:
+    """Write a new issue file.  ``fields`` uses frontmatter names (``when`` as
+    ``{"kind": "cron", "cron": ..., "timezone": ..., "catchUp": ...}``).  The id
+    is ``issue_id`` or a slug of the title; an existing id is a Conflict."""
+    _check_keys(fields)
+    title = fields.get("title")
+    if issue_id is None:
+        if not isinstance(title, str) or not title.strip():
+            reason = "is required" if title is None else (
+                "must not be empty" if isinstance(title, str) else "must be a string")
+            raise InvalidInput(reason, file=_issues_dir(ws), field="title", code="invalid_issue")
+        issue_id = slug_of(title)
+        if not issue_id:
+            raise InvalidInput("cannot be derived from the title (it has no ASCII letters or "
+                               "digits); pass --id", file=_issues_dir(ws), field="id",
+                               code="bad_id")
+    problem = id_problem(issue_id)
+    if problem:
+        raise InvalidInput(problem, file=_issues_dir(ws), field="id", code="bad_id")
+    directory = _writable_dir(ws)
+    path = directory / f"{issue_id}.md"
+
+    errors: list[FieldError] = []
+    data: dict = {}
+    for key in FIELD_ORDER:
+        value = fields.get(key)
+        if value is None:
+            continue
+        if key == "when":
+            value = _merge_when(None, value, errors)
+            if value is None:
+                continue
+        data[key] = value
+    if "status" not in data:
+        data["status"] = "todo"
+    if "priority" not in data:
+        data["priority"] = "none"
+    data = {key: data[key] for key in FIELD_ORDER if key in data}
+    _input_checks(fields, errors)
+    text = frontmatter.compose(data, _clean_body(body, path))
+    issue = _judge(text, issue_id, path, ws, now, errors)
+    with fs.locked_file(path):
+        if os.path.lexists(path) or _exists_any_case(directory, issue_id):
+            raise Conflict(f"issue `{issue_id}` already exists", file=path, field="id",
+                           code="issue_exists",
+                           details={"hint": "pick another --id, or change it with "
+                                            f"'alice issue update {issue_id}'"})
+        if not fs.create_exclusive(path, text.encode("utf-8"), mode=0o644):
+            raise Conflict(f"issue `{issue_id}` already exists", file=path, field="id",
+                           code="issue_exists")
+    return issue
+
+
+def update(ws, issue_id: str, changes: dict, *, unset=(), body: str | None = None,
+           now: datetime) -> tuple[Issue, bool]:
+    """Merge ``changes`` into issue ``issue_id``; ``unset`` names keys to
+    remove; ``body`` replaces the body.  Returns ``(issue, changed)``.
+
+    ``changes["when"]`` may be a whole schedule or only ``timezone`` /
+    ``catchUp`` of an existing cron schedule.  Setting a ``@resume-...``
+    assignee strips the runtime tuple it owns; choosing ``credential`` drops
+    ``credentialSource`` and the other way round.  A legacy ``what`` key is
+    folded into the body.
+    """
+    _check_keys(changes)
+    path = find_issue_file(ws, issue_id)
+    _contained_dir(ws)
+    with fs.locked_file(path):
+        raw = _read_bytes(path)
+        if raw is None:
+            raise NotFound(f"no issue `{issue_id}`", file=path, code="unknown_issue")
+        if isinstance(raw, FieldError):
+            raise InvalidInput(raw.reason, file=path, field=raw.field, code="invalid_issue")
+        doc = _parse_or_raise(raw, path)
+        errors: list[FieldError] = []
+        _input_checks(changes, errors)
+        updates, removes = _merge(doc.data, changes, unset, errors)
+        new_body = doc.body
+        if "what" in doc.data:
+            removes.add("what")
+            updates.pop("what", None)
+            if body is None:
+                new_body = _fold_legacy(doc)
+        if body is not None:
+            new_body = "\n" + _clean_body(body, path)
+            if new_body == "\n":
+                new_body = ""
+        if errors:
+            raise _refusal(path, errors)
+        text = frontmatter.render(replace(doc, body=new_body), updates, remove=removes)
+        issue = _judge(text, issue_id, path, ws, now, [])
+        if text.encode("utf-8") == raw:
+            return issue, False
+        fs.atomic_write_text(path, text)
+        return issue, True
+
+
+def claim_new_then_resume(ws, issue_id: str, resume_id: str) -> bool:
+    """Atomically set ``assignee: "@<resume_id>"`` and strip agent, credential,
+    credentialSource, model and effort, only if the file still resolves to
+    ``@new-then-resume``.  False when it does not (changed, gone or invalid);
+    raises OperationalError if the write itself fails."""
+    assignee = f"@{resume_id}"
+    if not isinstance(resume_id, str) or not RESUME_ASSIGNEE_RE.match(assignee):
+        raise InvalidInput(f"not a resume id: {resume_id!r}", field="assignee", code="bad_resume_id")
+
+    def change(issue: Issue, data: dict):
+        if issue.assignee != "@new-then-resume":
+            return None
+        return {"assignee": assignee}, [f for f in RUNTIME_FIELDS if f in data]
+
+    return _rewrite(ws, issue_id, change)
+
+
+def mark_done(ws, issue_id: str) -> bool:
+    """Set ``status: done`` (after a successful ``at`` run).  False if the
+    issue is terminal already, gone or invalid."""
+
+    def change(issue: Issue, data: dict):
+        if issue.is_terminal:
+            return None
+        return {"status": "done"}, []
+
+    return _rewrite(ws, issue_id, change)
+
+
+# --------------------------------------------------------------------------
+
+def _rewrite(ws, issue_id: str, change) -> bool:
+    try:
+        path = find_issue_file(ws, issue_id)
+    except (NotFound, InvalidInput):
+        return False
+    with fs.locked_file(path):
+        raw = _read_bytes(path)
+        if not isinstance(raw, bytes):
+            return False
+        try:
+            doc = frontmatter.parse(raw, max_bytes=None)
+        except frontmatter.FrontmatterError:
+            return False
+        issue, errors = declare(doc.data, doc.body, issue_id=issue_id, path=path)
+        if issue is None:
+            return False
+        wanted = change(issue, doc.data)
+        if wanted is None:
+            return False
+        updates, removes = wanted
+        text = frontmatter.render(doc, updates, remove=removes)
+        check = frontmatter.parse(text, max_bytes=None)
+        if declare(check.data, check.body, issue_id=issue_id, path=path)[0] is None:
+            return False
+        fs.atomic_write_text(path, text)
+        return True
+
+
+def _check_keys(fields: dict) -> None:
+    unknown = [k for k in fields if k not in WRITABLE_FIELDS]
+    if unknown:
+        raise ValueError(f"not writable issue fields: {unknown}")
+
+
+def _input_checks(fields: dict, errors: list[FieldError]) -> None:
+    """What only a writer refuses: the read-only assignee aliases."""
+    problem = alias_problem(fields.get("assignee"))
+    if problem:
+        errors.append(FieldError("assignee", problem))
+
+
+def _merge(data: dict, changes: dict, unset, errors: list[FieldError]) -> tuple[dict, set]:
+    updates: dict = {}
+    removes: set = set()
+    for key, value in changes.items():
+        if key == "when":
+            merged = _merge_when(data.get("when"), value, errors)
+            if merged is not None:
+                updates["when"] = merged
+            continue
+        updates[key] = value
+        if key == "assignee" and isinstance(value, str) and value.startswith("@resume-"):
+            removes.update(f for f in RUNTIME_FIELDS if f in data and f not in changes)
+        elif key == "credential" and "credentialSource" in data and "credentialSource" not in changes:
+            removes.add("credentialSource")
+        elif key == "credentialSource" and "credential" in data and "credential" not in changes:
+            removes.add("credential")
+    for name in unset:
+        key = normalize_field_name(name)
+        if key == "title":
+            errors.append(FieldError("title", "is required and cannot be unset"))
+        elif key in changes:
+            errors.append(FieldError(key, "cannot be both set and unset"))
+        elif key in data:
+            removes.add(key)
+            updates.pop(key, None)
+        elif key not in KNOWN_FIELDS:
+            errors.append(FieldError(key, "is not in the file and is not an issue field"))
+    return updates, removes
+
+
+def _merge_when(old: object, patch: object, errors: list[FieldError]) -> dict | None:
+    if not isinstance(patch, dict) or not set(patch) <= _WHEN_KEYS:
+        raise ValueError(f"bad when patch: {patch!r}")
+    kind = patch.get("kind")
+    old_cron = isinstance(old, dict) and old.get("kind") == "cron"
+    if kind is None:
+        if not old_cron:
+            field = "when.timezone" if "timezone" in patch else "when.catchUp"
+            errors.append(FieldError(field, "the issue has no cron schedule to change "
+                                            "(give --cron EXPR too)"))
+            return None
+        new = dict(old)
+    elif kind == "cron":
+        new = {"kind": "cron", "cron": patch.get("cron")}
+        zone = patch.get("timezone") or (old.get("timezone") if old_cron else None)
+        if zone is None:
+            errors.append(FieldError("when.timezone", "a cron schedule needs an explicit "
+                                                      "timezone: `local` or an IANA name such "
+                                                      "as Europe/Paris (--timezone)"))
+            return None
+        new["timezone"] = zone
+        if old_cron and "catchUp" not in patch and old.get("catchUp") is False:
+            new["catchUp"] = False
+    else:
+        stray = sorted(k for k in ("timezone", "catchUp") if k in patch)
+        if stray:
+            errors.append(FieldError(f"when.{stray[0]}", f"applies only to a cron schedule, "
+                                                         f"not to kind {kind}"))
+            return None
+        return {"kind": kind, kind: patch.get(kind)}
+    if "timezone" in patch and patch["timezone"] is not None:
+        new["timezone"] = patch["timezone"]
+    if "catchUp" in patch:
+        if patch["catchUp"] is True:
+            new.pop("catchUp", None)     # true is the default: the key goes
+        else:
+            new["catchUp"] = patch["catchUp"]
+    return new
+
+
+def _fold_legacy(doc: frontmatter.Document) -> str:
+    """The body that carries a legacy ``what`` once the key is dropped: the
+    What comes first, the old body (comments section included) follows."""
+    legacy = doc.data.get("what")
+    legacy = legacy.strip() if isinstance(legacy, str) else ""
+    old = doc.body.strip("\n")
+    if not legacy or old.strip() == legacy:
+        return doc.body if not legacy else "\n" + legacy + "\n"
+    if not old.strip():
+        return "\n" + legacy + "\n"
+    return "\n" + legacy + "\n\n## Context\n\n" + old + "\n"
+
+
+def _clean_body(body: object, path: Path) -> str:
+    if not isinstance(body, str):
+        raise InvalidInput("body must be text", file=path, field="body", code="invalid_issue")
+    if "\x00" in body:
+        raise InvalidInput("body contains a NUL character", file=path, field="body",
+                           code="invalid_issue")
+    body = body.replace("\r\n", "\n").strip("\n")
+    return body + "\n" if body else ""
+
+
+def _judge(text: str, issue_id: str, path: Path, ws, now: datetime,
+           errors: list[FieldError]) -> Issue:
+    """The issue ``text`` declares, or InvalidInput listing every problem,
+    schedule problems included.  Nothing has been written yet."""
+    size = len(text.encode("utf-8"))
+    if size > MAX_BYTES:
+        errors.append(FieldError("file", f"issue file too large ({size} bytes; limit {MAX_BYTES})"))
+        raise _refusal(path, errors)
+    doc = frontmatter.parse(text, max_bytes=None)
+    issue, problems = declare(doc.data, doc.body, issue_id=issue_id, path=path,
+                              workspace_id=getattr(ws, "id", None))
+    errors.extend(p for p in problems if p not in errors)
+    if issue is not None:
+        problem = when_problem(issue.when, now, terminal=issue.is_terminal)
+        if problem is not None:
+            errors.append(problem)
+    if errors:
+        raise _refusal(path, errors)
+    return issue
+
+
+def _refusal(path: Path, errors: list[FieldError]) -> InvalidInput:
+    unique = list(dict.fromkeys(errors))
+    return InvalidInput("; ".join(str(e) for e in unique), file=path, field=unique[0].field,
+                        code="invalid_issue",
+                        details={"errors": [e.to_dict() for e in unique]})
+
+
+def _parse_or_raise(raw: bytes, path: Path) -> frontmatter.Document:
+    try:
+        return frontmatter.parse(raw, max_bytes=None)
+    except frontmatter.FrontmatterError as exc:
+        raise InvalidInput(f"{exc.message} (fix the file by hand, then retry)", file=path,
+                           field="frontmatter", code="invalid_issue") from None
+
+
+def _writable_dir(ws) -> Path:
+    directory = _contained_dir(ws)
+    if not os.path.isdir(directory):
+        root = _root(ws)
+        if not os.path.isdir(root):
+            raise NotFound(f"workspace directory is missing: {root}", file=root,
+                           code="workspace_missing")
+        legacy = root / ".alice" / "issue.json"
+        if os.path.lexists(legacy):
+            raise InvalidInput(LEGACY_FILE_MESSAGE, file=legacy, code="legacy_issue_json")
+        fs.ensure_dir(directory, 0o755)
+    return directory
+
+
+def _exists_any_case(directory: Path, issue_id: str) -> bool:
+    return any(os.path.lexists(directory / f"{issue_id}{ext}") for ext in (".MD", ".Md", ".mD"))
+
