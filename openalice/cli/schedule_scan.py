@@ -1,4 +1,4 @@
-"""``alice-schedule scan [--now ISO] [--dry-run] [--json]``."""
+"""``alice-schedule scan [--now ISO] [--dry-run] [--capacity N] [--json]``."""
 
 from __future__ import annotations
 
@@ -22,6 +22,23 @@ def register(sub, common) -> None:
     p.add_argument("--now", metavar="ISO", help="the scan's clock (also ALICE_NOW)")
     p.add_argument("--dry-run", action="store_true",
                    help="report what would fire; write and start nothing")
+    p.add_argument("--capacity", type=_capacity, metavar="N",
+                   help="at most N live runs (default: $OPENALICE_RUN_CAPACITY, else 8)")
+
+
+def _parse_capacity(text: str) -> int | None:
+    if not (text.isascii() and text.isdigit()) or len(text) > 4 or int(text) > 1000:
+        return None
+    return int(text)
+
+
+def _capacity(text: str) -> int:
+    value = _parse_capacity(text)
+    if value is None:
+        import argparse
+
+        raise argparse.ArgumentTypeError("must be an integer 0-1000")
+    return value
 
 
 def human_report(report: dict) -> str:
@@ -54,26 +71,28 @@ def human_report(report: dict) -> str:
     return "\n".join(lines)
 
 
-def _run_scan(*, json_mode: bool, dry_run: bool, now_text: str | None) -> int:
+def _run_scan(*, json_mode: bool, dry_run: bool, now_text: str | None,
+              capacity: int | None = None) -> int:
     from openalice.core import clock, output
 
     from openalice.schedule.scan import scan
 
     now = clock.parse_instant(now_text, field="--now") if now_text else clock.now()
-    report = scan(now=now, dry_run=dry_run)
+    report = scan(now=now, dry_run=dry_run, capacity=capacity)
     output.emit(report, json_mode=json_mode, human=human_report)
     return 0
 
 
 def cmd_scan(args, ctx) -> int:
-    return _run_scan(json_mode=ctx.json, dry_run=args.dry_run, now_text=args.now)
+    return _run_scan(json_mode=ctx.json, dry_run=args.dry_run, now_text=args.now,
+                     capacity=args.capacity)
 
 
 def fast_scan(args: list[str]) -> int | None:
     """Parse the plain flags by hand and scan; None means "use argparse"
     (help, unknown or malformed flags)."""
     json_mode = dry_run = False
-    now_text = None
+    now_text = capacity = None
     i = 0
     while i < len(args):
         arg = args[i]
@@ -86,6 +105,9 @@ def fast_scan(args: list[str]) -> int | None:
             i += 1
         elif arg.startswith("--now=") and len(arg) > 6:
             now_text = arg[6:]
+        elif arg == "--capacity" and i + 1 < len(args) and _parse_capacity(args[i + 1]) is not None:
+            capacity = _parse_capacity(args[i + 1])
+            i += 1
         else:
             return None
         i += 1
@@ -93,7 +115,7 @@ def fast_scan(args: list[str]) -> int | None:
     from openalice.core import output
 
     try:
-        return _run_scan(json_mode=json_mode, dry_run=dry_run, now_text=now_text)
+        return _run_scan(json_mode=json_mode, dry_run=dry_run, now_text=now_text, capacity=capacity)
     except AliceError as err:
         output.emit_error(err, json_mode=json_mode, prog="alice-schedule")
         return err.exit_code

@@ -28,10 +28,11 @@ from openalice.core.errors import Busy, Conflict, InvalidInput
 
 from . import tasks
 
-__all__ = ["DEFAULT_CAPACITY", "FIRES", "admit", "release", "live_runs", "live_dir",
-           "marker_path", "build_record", "admission_lock_path"]
+__all__ = ["DEFAULT_CAPACITY", "CAPACITY_ENV", "FIRES", "admit", "release", "live_runs", "live_dir",
+           "marker_path", "build_record", "admission_lock_path", "default_capacity"]
 
 DEFAULT_CAPACITY = 8
+CAPACITY_ENV = "OPENALICE_RUN_CAPACITY"
 FIRES = ("schedule", "run-now", "retry")
 LOCK_TIMEOUT_SECONDS = 30.0
 _RETRYABLE = ("failed", "interrupted")
@@ -43,6 +44,21 @@ def live_dir() -> Path:
 
 def marker_path(workspace_id: str, issue_id: str) -> Path:
     return live_dir() / tasks.safe_name(workspace_id) / f"{tasks.safe_name(issue_id)}.json"
+
+
+def default_capacity() -> int:
+    """``OPENALICE_RUN_CAPACITY`` when set (0-1000), else 8."""
+    text = os.environ.get(CAPACITY_ENV)
+    if text is None or text == "":
+        return DEFAULT_CAPACITY
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= 1000:
+        raise InvalidInput(f"{CAPACITY_ENV} must be an integer 0-1000, got {text[:40]!r}",
+                           field=CAPACITY_ENV, code="bad_capacity")
+    return value
 
 
 def admission_lock_path() -> Path:
@@ -160,17 +176,20 @@ def live_runs(*, now: datetime | None = None) -> list[dict]:
     return [{k: v for k, v in m.items() if k != "task"} for m in _live(now, sweep=False)]
 
 
-def admit(ws: Any, issue: Any, *, fire: str, now: datetime, capacity: int = DEFAULT_CAPACITY,
+def admit(ws: Any, issue: Any, *, fire: str, now: datetime, capacity: int | None = None,
           retry_of: str | None = None, slot: str | None = None, missed: int = 0,
           missed_overflow: bool = False) -> dict:
     """Admit one run of ``issue`` (of workspace ``ws``) and return its new
     task record; raise ``Busy`` (exit 3) or ``Conflict`` (exit 2) otherwise.
+    ``capacity`` defaults to :func:`default_capacity`.
 
     ``ws`` is a Workspace or a workspace id; ``issue`` an Issue (or a mapping
     with the same fields).
     """
     if fire not in FIRES:
         raise ValueError(f"unknown fire {fire!r}")
+    if capacity is None:
+        capacity = default_capacity()
     workspace_id = ws if isinstance(ws, str) else ws.id
     issue_id = _field(issue, "id")
     owner_resume = _resume_owner(_field(issue, "assignee"))

@@ -45,6 +45,5 @@ def fire_now(ws: Any, issue_id: str, *, fire: str, now: datetime, capacity: int 
         if launch is False:
             raise Unavailable("the runner (openalice.runs.supervisor) is not installed",
                               code="runner_unavailable")
-    record = admission.admit(ws, issue, fire=fire, now=now,
-                             capacity=admission.DEFAULT_CAPACITY if capacity is None else capacity)
+    record = admission.admit(ws, issue, fire=fire, now=now, capacity=capacity)
     return {"task": record, **start(record["taskId"], launch, now=now)}

@@ -106,7 +106,7 @@ def _list_issue_files(root: str) -> dict[str, list[int]] | None:
     with entries:
         for entry in entries:
             name = entry.name
-            if name[-3:].lower() != ".md":
+            if name[-3:].lower() != ".md" or name[0] == ".":
                 continue
             try:
                 st = entry.stat()
@@ -257,7 +257,8 @@ class _Scanner:
                 self._keep_cached(ws, cached)
                 return
             if issue_set.state != "ok":
-                report["state"] = issue_set.state
+                reason = getattr(issue_set, "reason", None)
+                report["state"] = reason if reason in ("missing", "unreadable") else issue_set.state
                 if getattr(issue_set, "error", None):
                     report["error"] = str(issue_set.error)
                 return
@@ -483,7 +484,7 @@ class _Scanner:
             self._skip(ws.id, issue.id, "runner_unavailable",
                        "the runner (openalice.runs.supervisor) is not installed", slot=slot_iso)
             return cursor
-        capacity = self.capacity if self.capacity is not None else admission.DEFAULT_CAPACITY
+        capacity = self.capacity if self.capacity is not None else admission.default_capacity()
         if self.dry_run:
             return self._dry_fire(ws, issue, cursor, decision, capacity)
         try:
