@@ -52,6 +52,7 @@ MAX_BODY = 64 * 1024 * 1024
 _SECRET_HEADER = re.compile(r"(^|-)(authorization|cookie|key|token|secret|auth)($|-)", re.I)
 _ERROR_RE = re.compile(re.escape(ERROR_TRIGGER) + r"\s*(\d{3})")
 USAGE = {"input": 11, "output": 7}
+LOG_TEXT = 400
 
 
 def error_message(status: int) -> str:
@@ -145,10 +146,19 @@ class FakeModelServer:
                 record["run"] = self.label
             self.requests.append(record)
             if self.log_path is not None:
-                line = json.dumps({k: v for k, v in record.items() if k != "body"},
-                                  ensure_ascii=False, default=str)
+                line = json.dumps(_loggable(record), ensure_ascii=False, default=str)
                 with open(self.log_path, "a", encoding="utf-8") as fh:
                     fh.write(line + "\n")
+
+
+def _loggable(record: dict) -> dict:
+    """The record without the body, history texts cut short (system prompts run
+    to tens of kilobytes)."""
+    out = {k: v for k, v in record.items() if k != "body"}
+    if "history" in out:
+        out["history"] = [{**h, "text": h["text"][:LOG_TEXT] + "..." if h["text"] and len(h["text"]) > LOG_TEXT
+                           else h["text"]} for h in out["history"]]
+    return out
 
 
 class _Server(ThreadingHTTPServer):
