@@ -40,6 +40,7 @@ SNAPSHOT_INTERVAL = 0.25             # structured.json is rewritten at most this
 JOURNAL_TURN_LIMIT = 50              # runtime.turn.* facts journalled per run
 PREVIEW_CHARS = 1000                 # output.assistantPreview
 JOURNAL_TEXT_BYTES = 4 * 1024        # runtime.stopped assistantText
+BORN_LOOKBACK = 200                  # journal lines searched for the session.born fact of a new session
 
 _TERMINAL = ("done", "failed", "interrupted")
 
@@ -394,17 +395,34 @@ class _Run:
                 display_name=self.display_name(), now=self.now())
         except AliceError as exc:
             raise _LaunchError(f"cannot resolve the runtime of owner {owner}: {exc}") from None
-        self.born_seq = self.journal("session.born", {
-            "resumeId": self.binding.resume_id, "workspaceId": self.ws.id, "agent": self.binding.agent,
-            "createdBy": {"kind": "issue" if self.issue_id else "run", "workspaceId": self.ws.id,
-                          "issueId": self.issue_id, "policy": owner[1:], "fire": self.trigger.get("fire"),
-                          "taskId": self.task_id}})
+        self.born_seq = self.born_fact_seq(self.binding.resume_id)
         if owner == "@new-then-resume" and self.issue_id:
             self.claim_issue(self.binding.resume_id)
         return None
 
+    def born_fact_seq(self, resume_id: str) -> int | None:
+        """The seq of the ``session.born`` fact ``create_session`` just journalled.
+
+        Only the newest few facts are looked at: the fact was appended a moment
+        ago, and a journal that could not be written must not cost a full scan.
+        """
+        try:
+            from openalice import journal
+
+            for count, line in enumerate(journal.open_journal().iter_backward()):
+                record = line.record
+                if (record.get("type") == "session.born"
+                        and (record.get("payload") or {}).get("resumeId") == resume_id):
+                    return record.get("seq")
+                if count >= BORN_LOOKBACK:
+                    break
+        except Exception as exc:  # noqa: BLE001 -- causedBy is a courtesy link
+            self.note(f"session.born fact not found: {exc}")
+        return None
+
     def display_name(self) -> str | None:
-        name = self.record.get("displayName") or (self.issue.title if self.issue is not None else None)
+        name = (self.record.get("displayName") or self.record.get("issueTitle")
+                or (self.issue.title if self.issue is not None else None))
         if not isinstance(name, str):
             return None
         name = " ".join(name.split())

@@ -186,6 +186,7 @@ class StandIns:
     """The installed stand-ins: ``bin`` (put it first on PATH), calls, behaviour."""
 
     def __init__(self, bin_dir: Path, fixtures: Path) -> None:
+        bin_dir = Path(os.path.abspath(bin_dir))
         self.bin = bin_dir
         self.fixtures = fixtures
         bin_dir.mkdir(parents=True, exist_ok=True)

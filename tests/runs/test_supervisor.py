@@ -110,6 +110,7 @@ def test_fresh_run_normalizes_the_stream_and_captures_the_session(engine, regist
     assert structured["assistantText"] == standins.expected_text(engine)
     assert record["output"] == supervisor.output_summary(structured)
     assert record["output"]["assistantPreview"].startswith("FAKE-REPLY[")
+    assert validator("task-record").errors(tasks.load_task(task_id)) == []
     # The raw stream is kept byte for byte.
     task_dir = Path(tasks.task_dir(task_id))
     assert (task_dir / "stdout.log").read_bytes() == (standins.fixtures / f"{engine}-stream.jsonl").read_bytes()
@@ -177,7 +178,7 @@ def test_journal_facts_of_a_run(registry, ws, standins):
     assert "runtime.turn.text" in types
     born, started, stopped = facts[0], facts[1], facts[-1]
     assert born["payload"]["resumeId"] == record["resumeId"]
-    assert born["payload"]["createdBy"]["policy"] == "new-each-run"
+    assert born["payload"]["agent"] == "claude" and born["payload"]["workspaceId"] == ws.id
     assert started["causedBy"] == born["seq"]
     assert started["payload"]["cause"] == {"kind": "issue", "workspaceId": ws.id, "issueId": "daily-report",
                                            "fire": "schedule"}
