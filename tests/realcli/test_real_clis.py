@@ -26,13 +26,19 @@ def expected_key(agent) -> str:
     return FAKE_ANTHROPIC_KEY if agent.driver.api == "anthropic-messages" else FAKE_OPENAI_KEY
 
 
+def last_text(agent, turn) -> str:
+    texts = agent.driver.texts(turn)
+    assert texts, f"no assistant text in the stream\n{turn!r}"
+    return texts[-1]
+
+
 def test_fresh_turn(agent):
     model, effort = agent.driver.model, agent.driver.efforts[0]
 
     turn = agent.turn("say hi")
 
     assert turn.returncode == 0, turn
-    assert agent.driver.texts(turn)[-1] == reply_text(1, model, effort), turn
+    assert last_text(agent, turn) == reply_text(1, model, effort), turn
     assert agent.driver.session_id(turn), turn
     assert agent.driver.error(turn) is None, turn
     [request] = agent.server.model_requests
@@ -55,7 +61,7 @@ def test_resumed_turn_continues_the_conversation(agent):
     second = agent.turn("second question", effort=second_effort, resume=session)
 
     assert second.returncode == 0, second
-    assert agent.driver.texts(second)[-1] == reply_text(2, model, second_effort), second
+    assert last_text(agent, second) == reply_text(2, model, second_effort), second
     assert agent.driver.session_id(second) == session, second
     requests = agent.server.model_requests
     assert [r["n"] for r in requests] == [1, 2]
@@ -91,7 +97,7 @@ def test_tool_call_runs_the_shell_and_returns_the_result(agent):
     runs = agent.driver.tool_runs(turn)
     assert len(runs) == 1 and "MARKER_OK" in runs[0]["output"], turn
     assert "echo tool-ran" in (runs[0]["command"] or ""), runs
-    assert agent.driver.texts(turn)[-1] == reply_text(2, model, effort), turn
+    assert last_text(agent, turn) == reply_text(2, model, effort), turn
     call, answer = agent.server.model_requests
     assert call["tool_call"]["arguments"]
     assert "MARKER_OK" in answer["tool_output"]
