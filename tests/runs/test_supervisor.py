@@ -462,3 +462,21 @@ def test_a_vault_secret_reaches_only_the_child_environment(engine, registry, ws,
     assert _tree_contains(home, needle, skip=(vault,)) == []     # task record, logs, structured, journal
     assert _tree_contains(ws.root, needle) == []
     assert CANARY not in json.dumps(tasks.load_task(task_id))
+
+
+def test_an_admitted_run_releases_its_live_marker(registry, ws, standins):
+    from openalice.core import clock
+
+    tasks, admission = registry
+    issue = {"id": "daily-report", "title": "Daily report", "assignee": "@new-each-run", "agent": "codex",
+             "model": "fake-model", "what": PROMPT, "timeout_seconds": 900}
+    record = admission.admit(ws, issue, fire="run-now", now=clock.now())
+    assert [m["taskId"] for m in admission.live_runs()] == [record["taskId"]]
+    assert record["timeoutMs"] == 900_000
+
+    final = supervisor.run_task(record["taskId"])
+
+    assert final["status"] == "done" and final["displayName"] == "Daily report"
+    assert admission.live_runs() == []
+    # A second run of the same issue is admitted again now.
+    assert admission.admit(ws, issue, fire="run-now", now=clock.now())["taskId"] != record["taskId"]
