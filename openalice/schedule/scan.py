@@ -33,7 +33,7 @@ Test hooks (read only here; never set them in production):
 from __future__ import annotations
 
 import os
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from typing import Any, Callable
 
 __all__ = ["CACHE_VERSION", "scan", "scan_lock_path", "cache_path", "busy_result"]
