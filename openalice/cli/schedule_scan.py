@@ -71,15 +71,42 @@ def human_report(report: dict) -> str:
     return "\n".join(lines)
 
 
-def _run_scan(*, json_mode: bool, dry_run: bool, now_text: str | None,
-              capacity: int | None = None) -> int:
-    from openalice.core import clock, output
-
-    from openalice.schedule.scan import scan
+def scan_report(*, dry_run: bool, now_text: str | None, capacity: int | None = None) -> dict:
+    """The scan as the tool runs it: the cache-only answer when nothing is
+    due (:mod:`openalice.schedule.fastpath`), else the full scanner."""
+    from openalice.core import clock
+    from openalice.schedule import fastpath
 
     now = clock.parse_instant(now_text, field="--now") if now_text else clock.now()
-    report = scan(now=now, dry_run=dry_run, capacity=capacity)
-    output.emit(report, json_mode=json_mode, human=human_report)
+    now = now.replace(microsecond=now.microsecond - now.microsecond % 1000)
+    if not dry_run and not fastpath.take_lock():
+        from openalice.schedule.scan import busy_result
+
+        return busy_result(now)
+    try:
+        cache = fastpath.load_cache()
+        report = fastpath.quick_scan(cache, now_ms=fastpath.epoch_ms(now), now_iso=clock.to_iso(now),
+                                     dry_run=dry_run)
+        if report is None:
+            from openalice.schedule.scan import scan
+
+            report = scan(now=now, dry_run=dry_run, capacity=capacity, lock_held=not dry_run,
+                          cache=cache)
+        return report
+    finally:
+        fastpath.release_lock()
+
+
+def _run_scan(*, json_mode: bool, dry_run: bool, now_text: str | None,
+              capacity: int | None = None) -> int:
+    report = scan_report(dry_run=dry_run, now_text=now_text, capacity=capacity)
+    if json_mode:
+        import json
+
+        # the same text as openalice.core.output.emit (which costs typing to import)
+        sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write(human_report(report) + "\n")
     return 0
 
 
@@ -112,11 +139,12 @@ def fast_scan(args: list[str]) -> int | None:
             return None
         i += 1
     from openalice.core.errors import AliceError, OperationalError
-    from openalice.core import output
 
     try:
         return _run_scan(json_mode=json_mode, dry_run=dry_run, now_text=now_text, capacity=capacity)
     except AliceError as err:
+        from openalice.core import output
+
         output.emit_error(err, json_mode=json_mode, prog="alice-schedule")
         return err.exit_code
     except KeyboardInterrupt:
@@ -129,6 +157,8 @@ def fast_scan(args: list[str]) -> int | None:
             import traceback
 
             traceback.print_exc()
+        from openalice.core import output
+
         err = OperationalError(f"internal error: {exc.__class__.__name__}: {exc}", code="internal",
                                details={"hint": "set OPENALICE_DEBUG=1 for a traceback"})
         output.emit_error(err, json_mode=json_mode, prog="alice-schedule")
