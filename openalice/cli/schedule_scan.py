@@ -74,18 +74,21 @@ def human_report(report: dict) -> str:
 def scan_report(*, dry_run: bool, now_text: str | None, capacity: int | None = None) -> dict:
     """The scan as the tool runs it: the cache-only answer when nothing is
     due (:mod:`openalice.schedule.fastpath`), else the full scanner."""
-    from openalice.core import clock
     from openalice.schedule import fastpath
 
-    now = clock.parse_instant(now_text, field="--now") if now_text else clock.now()
-    now = now.replace(microsecond=now.microsecond - now.microsecond % 1000)
+    now = fastpath.parse_now(now_text)
+    if now is None:  # let the clock module judge (and explain) the text
+        from openalice.core import clock
+
+        now = clock.parse_instant(now_text, field="--now") if now_text else clock.now()
+        now = now.replace(microsecond=now.microsecond - now.microsecond % 1000)
     if not dry_run and not fastpath.take_lock():
         from openalice.schedule.scan import busy_result
 
         return busy_result(now)
     try:
         cache = fastpath.load_cache()
-        report = fastpath.quick_scan(cache, now_ms=fastpath.epoch_ms(now), now_iso=clock.to_iso(now),
+        report = fastpath.quick_scan(cache, now_ms=fastpath.epoch_ms(now), now_iso=fastpath.iso(now),
                                      dry_run=dry_run)
         if report is None:
             from openalice.schedule.scan import scan
@@ -138,27 +141,24 @@ def fast_scan(args: list[str]) -> int | None:
         else:
             return None
         i += 1
-    from openalice.core.errors import AliceError, OperationalError
-
     try:
         return _run_scan(json_mode=json_mode, dry_run=dry_run, now_text=now_text, capacity=capacity)
-    except AliceError as err:
-        from openalice.core import output
-
-        output.emit_error(err, json_mode=json_mode, prog="alice-schedule")
-        return err.exit_code
     except KeyboardInterrupt:
         sys.stderr.write("alice-schedule: interrupted\n")
         return 130
-    except Exception as exc:  # a bug: same envelope as the argparse path
+    except Exception as exc:  # handled errors and bugs: the same envelopes as the argparse path
+        from openalice.core import output
+        from openalice.core.errors import AliceError, OperationalError
+
+        if isinstance(exc, AliceError):
+            output.emit_error(exc, json_mode=json_mode, prog="alice-schedule")
+            return exc.exit_code
         from ._run import debug_enabled
 
         if debug_enabled():
             import traceback
 
             traceback.print_exc()
-        from openalice.core import output
-
         err = OperationalError(f"internal error: {exc.__class__.__name__}: {exc}", code="internal",
                                details={"hint": "set OPENALICE_DEBUG=1 for a traceback"})
         output.emit_error(err, json_mode=json_mode, prog="alice-schedule")

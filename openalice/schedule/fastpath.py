@@ -8,13 +8,26 @@ cache recorded, and no cached issue is due, the report is built from the
 cache and nothing else is read or imported.  Otherwise it returns None and
 the full scanner (:mod:`.scan`) runs, holding the lock this module took.
 
-It imports only ``os``, ``fcntl`` and ``json`` (and :mod:`openalice.core.clock`
-for the time).  That is why it takes the scan lock with ``fcntl`` itself
-rather than through :mod:`openalice.core.locks` (whose ``threading`` and
-``pathlib`` imports cost more than this whole scan): the lock file and the
-``flock`` semantics are the same, so both kinds of scanner exclude each
-other.  The report it builds is, field for field, the one the full scanner
-builds for the same state (a test compares them).
+It imports only ``os``, ``fcntl``, ``marshal`` and the C half of
+``datetime``: ``json`` alone (through ``re`` and ``enum``) would cost more
+than the rest of the scan.  Hence three deliberate departures from the house
+style, all confined to this module:
+
+- the cache is stored with :mod:`marshal` (``scan-cache.marshal``), not JSON.
+  It is private, derived data in the user's own 0700 state directory; its
+  structure is documented by ``spec/schedule-scan-cache.schema.json`` (of the
+  decoded value), it records the Python version that wrote it, and anything
+  unreadable is simply rebuilt;
+- the scan lock is taken with ``fcntl`` directly rather than through
+  :mod:`openalice.core.locks` (whose ``threading`` and ``pathlib`` imports
+  cost more than this whole scan): the lock file and the ``flock`` semantics
+  are the same, so both kinds of scanner exclude each other;
+- the clock (``ALICE_NOW`` / ``--now``) is read with ``_datetime``; anything
+  unusual falls back to :mod:`openalice.core.clock`, whose rules and errors
+  apply (a test checks both agree).
+
+The report it builds is, field for field, the one the full scanner builds for
+the same state (a test compares them).
 """
 
 from __future__ import annotations
@@ -22,8 +35,8 @@ from __future__ import annotations
 import os
 
 __all__ = ["CACHE_VERSION", "openalice_home", "cache_file", "lock_file", "registry_file",
-           "environment_key", "list_issue_files", "file_stat", "load_cache", "take_lock",
-           "release_lock", "quick_scan", "epoch_ms"]
+           "environment_key", "list_issue_files", "file_stat", "load_cache", "dump_cache",
+           "take_lock", "release_lock", "quick_scan", "epoch_ms", "parse_now", "iso"]
 
 CACHE_VERSION = 2
 _held_fd: int | None = None
@@ -38,7 +51,7 @@ def openalice_home() -> str:
 
 
 def cache_file() -> str:
-    return os.path.join(openalice_home(), "state", "schedule", "scan-cache.json")
+    return os.path.join(openalice_home(), "state", "schedule", "scan-cache.marshal")
 
 
 def lock_file() -> str:
@@ -50,13 +63,46 @@ def registry_file() -> str:
 
 
 def environment_key() -> list:
-    """What ``local`` cron zones depend on; a change drops the cached due
-    instants."""
+    """What the cached values depend on besides the files: the Python that
+    wrote them (marshal) and what ``local`` cron zones mean.  A change drops
+    the cache."""
+    import sys
+
     try:
         link = os.readlink("/etc/localtime")
     except OSError:
         link = None
-    return [os.environ.get("TZ"), link]
+    return [os.environ.get("TZ"), link, "%d.%d" % sys.version_info[:2]]
+
+
+def parse_now(text: str | None):
+    """The scan's instant (aware UTC, whole milliseconds) from ``--now`` /
+    ``ALICE_NOW`` / the system clock; None when the text needs
+    :func:`openalice.core.clock.parse_instant` to judge it."""
+    try:
+        from _datetime import datetime, timezone
+    except ImportError:  # not CPython: the regular module
+        from datetime import datetime, timezone
+    if text is None:
+        text = os.environ.get("ALICE_NOW") or None
+    if text is None:
+        value = datetime.now(timezone.utc)
+    else:
+        try:
+            value = datetime.fromisoformat(text.strip())
+        except (ValueError, AttributeError):
+            return None
+        if value.tzinfo is None or value.utcoffset() is None:
+            return None
+        value = value.astimezone(timezone.utc)
+    return value.replace(microsecond=value.microsecond - value.microsecond % 1000)
+
+
+def iso(value) -> str:
+    """:func:`openalice.core.clock.to_iso` for an aware UTC instant."""
+    if value.microsecond:
+        return value.strftime("%Y-%m-%dT%H:%M:%S.") + "%03dZ" % (value.microsecond // 1000)
+    return value.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def epoch_ms(value) -> int | None:
@@ -105,14 +151,20 @@ def list_issue_files(root: str) -> dict[str, list[int]] | None:
     return out
 
 
+def dump_cache(data: dict) -> bytes:
+    import marshal
+
+    return marshal.dumps(data)
+
+
 def load_cache() -> dict:
     """The scan cache, or ``{}`` when it is missing, damaged or stale."""
-    import json
+    import marshal
 
     try:
         with open(cache_file(), "rb") as fh:
-            data = json.loads(fh.read())
-    except (OSError, ValueError, RecursionError):
+            data = marshal.loads(fh.read())
+    except (OSError, ValueError, EOFError, TypeError, RecursionError):
         return {}  # derived data: a damaged cache is rebuilt, never trusted
     if (not isinstance(data, dict) or data.get("version") != CACHE_VERSION
             or data.get("environment") != environment_key()

@@ -16,7 +16,7 @@ A refused admission leaves the cursor alone, so the issue stays due (except
 for catchUp:false issues, whose slot is then skipped).  A scan never retries
 a run that was accepted.
 
-The scan cache (``state/schedule/scan-cache.json``) makes the common case,
+The scan cache (``state/schedule/scan-cache.marshal``) makes the common case,
 nothing due, cost a directory listing per workspace: for each issue file it
 keeps the file's (mtime_ns, size, inode) and what the scan needs (status,
 whether it is scheduled, the next due instant given the cursor).  A workspace
@@ -162,10 +162,12 @@ class _Scanner:
             return
         from openalice.core import fs
 
+        from .fastpath import dump_cache
+
         self.cache["lastScanAt"] = self.now_iso
         self.cache["lastScanMs"] = self.now_ms
         # Not fsynced: it is derived data, and a lost write only costs a full scan.
-        fs.atomic_write_json(cache_path(), self.cache, indent=None, durable=False)
+        fs.atomic_write_bytes(cache_path(), dump_cache(self.cache), mode=0o600, durable=False)
 
     # -- main loop -----------------------------------------------------------
 

@@ -90,12 +90,15 @@ def test_scan_fires_due_issues_and_reports_why_others_did_not(sch, workspace):
     assert r.returncode == 0 and "0 fired" in r.stdout and "invalid test-ws/broken" in r.stdout
     for name, pattern in (("task-record", "runs/tasks/*/task.json"),
                           ("schedule-cursor", "schedule/cursors/*/*.json"),
-                          ("run-live-marker", "runs/live/*/*.json"),
-                          ("schedule-scan-cache", "schedule/scan-cache.json")):
+                          ("run-live-marker", "runs/live/*/*.json")):
         files = state_files(pattern)
         assert files, pattern
         for path in files:
             check(name, json.loads(path.read_text()))
+    import marshal
+
+    (cache,) = state_files("schedule/scan-cache.marshal")
+    check("schedule-scan-cache", marshal.loads(cache.read_bytes()))
     for path in state_files("runs/**/*.jsonl"):
         for line in path.read_text().splitlines():
             check("task-index-line", json.loads(line))

@@ -67,9 +67,8 @@ def test_quick_scan_declines_whenever_anything_could_have_changed(sched):
     assert quick("2026-03-02T10:03:00Z") is None
     sched.scan("2026-03-02T10:03:00Z")
     assert quick("2026-03-02T10:04:00Z") is not None
-    fastpath.cache_file()
-    with open(fastpath.cache_file(), "w") as fh:
-        fh.write("{broken")
+    with open(fastpath.cache_file(), "wb") as fh:
+        fh.write(b"\x00broken")
     assert quick("2026-03-02T10:04:00Z") is None
 
 
@@ -107,3 +106,23 @@ def test_the_tool_answers_nothing_due_without_the_scanner_or_the_issue_reader(sc
     full = subprocess.run([sys.executable, str(REPO / "bin" / "alice-schedule"), "scan", "--json"],
                           env={**env, "ALICE_NOW": "2026-03-02T10:01:00Z"}, capture_output=True, text=True)
     assert full.returncode == 0 and json.loads(full.stdout) == report
+
+
+def test_the_fast_clock_agrees_with_the_clock_module(monkeypatch):
+    import pytest
+
+    from openalice.core import clock
+    from openalice.core.errors import InvalidInput
+
+    for text in ("2026-03-02T10:00:30Z", "2026-03-02T10:00:30.123456+05:30", " 2026-03-02T10:00:30-07:00 ",
+                 "2026-03-02T10:00:30.999Z", "2026-03-02 10:00:30+00:00"):
+        fast = fastpath.parse_now(text)
+        slow = clock.parse_instant(text)
+        assert fast == slow.replace(microsecond=slow.microsecond - slow.microsecond % 1000)
+        assert fastpath.iso(fast) == clock.to_iso(fast)
+    for text in ("2026-03-02T10:00:30", "yesterday", ""):
+        assert fastpath.parse_now(text) is None or text == ""
+        with pytest.raises(InvalidInput):
+            clock.parse_instant(text)
+    monkeypatch.setenv("ALICE_NOW", "2026-01-01T00:00:00+01:00")
+    assert fastpath.iso(fastpath.parse_now(None)) == "2025-12-31T23:00:00Z"
