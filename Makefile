@@ -16,6 +16,7 @@ $(BIN)/.installed: pyproject.toml
 venv: $(BIN)/.installed
 
 test: $(BIN)/.installed
+	@if command -v npm >/dev/null 2>&1; then scripts/setup-agent-clis || echo "warning: setup-agent-clis failed; the realcli tests will report why" >&2; fi
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 demo: $(BIN)/.installed

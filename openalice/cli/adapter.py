@@ -11,18 +11,36 @@ The catalog of engine wrappers (presets/adapters.json), which of them are
 enabled on this machine ($HARNESS_HOME/adapters.json), their health and models.
 
 commands:
-  (the adapter verbs arrive with the harness-adapter capability)
+  list              list every adapter (--probe runs the health checks)
+  show              show one adapter's effective descriptor
+  enable            enable an adapter on this machine
+  disable           disable an adapter on this machine
+  set-models        narrow an adapter's models on this machine (--reset undoes)
+  config            set or unset non-secret config keys (never secrets)
+  set-secret        store a secret in the adapter's env file (value from stdin or a prompt)
+  unset-secret      remove a secret from the adapter's env file
+  health            probe adapters with '<wrapper> --health' (exit 3 if any is down)
+  available-models  the adapter's full model list ('<wrapper> --list-models', cached 24 h)
+  validate          check presets and run-configs against the catalog (exit 2 on errors)
 
 options (every command):
-  --json       print exactly one JSON document on stdout
-  -h, --help   show help
-  --version    print the version
+  --json          print exactly one JSON document on stdout
+  --catalog PATH  use another catalog file (default $HARNESS_CATALOG, else the shipped one)
+  --timeout S     bound each wrapper probe (default 10 seconds)
+  -h, --help      show help
+  --version       print the version
 
-exit codes: 0 ok, 2 usage or invalid input, 3 unavailable (health down)
+exit codes: 0 ok, 2 usage or invalid input (unknown id, malformed catalog or
+state, failed validation), 3 unavailable (an adapter is down, no model list)
 environment: HARNESS_HOME (default ~/.harness), HARNESS_CATALOG (catalog file)
+docs: docs/harness-adapter.md, docs/WRAPPER-CONTRACT.md
 """
 
-TOOL = Tool(name="harness-adapter", help=HELP, verbs={})
+_VERBS = ("list", "show", "enable", "disable", "set-models", "config", "set-secret",
+          "unset-secret", "health", "available-models", "validate")
+
+TOOL = Tool(name="harness-adapter", help=HELP,
+            verbs={verb: "openalice.cli.adapter_verbs" for verb in _VERBS})
 
 
 def main(argv: list[str] | None = None) -> int:

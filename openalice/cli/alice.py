@@ -12,6 +12,13 @@ inbox and the activity journal, manage sessions, credentials and models.
 
 commands:
   workspace    create (init), list, show and remove workspaces
+  session      create, list, show and replace sessions (frozen runtime bindings)
+  settings     show and set workspace runtime preferences (.alice/settings.json)
+  credential   add, list and remove provider credentials (the vault)
+  models       show model semantics (limits, reasoning, efforts)
+  doctor       check homes, workspaces, agent CLIs, credentials, adapters, timers
+  inbox        publish and read Inbox reports (the verbs of alice-inbox)
+  journal      read the activity journal: pages, --after-seq, --follow
   issue        create, list, show, update, comment on, validate issues; the board
 
 options (every command):
@@ -23,6 +30,12 @@ examples:
   alice workspace init ~/work/notes --label Notes
   alice workspace list
   alice workspace show notes --json
+  printf '%s' "$KEY" | alice credential add ds-1 --vendor deepseek
+  alice settings set --agent pi --credential ds-1 --model deepseek-v4-pro --default
+  alice session new && alice session list
+  alice doctor
+  alice inbox list --unread
+  alice journal --follow
   alice issue create --title 'Daily report' --every 24h --body 'Summarize the day'
   alice issue board
 
@@ -37,6 +50,13 @@ TOOL = Tool(
     help=HELP,
     verbs={
         "workspace": "openalice.cli.alice_workspace",
+        "session": "openalice.cli.alice_session",
+        "settings": "openalice.cli.alice_settings",
+        "credential": "openalice.cli.alice_credential",
+        "models": "openalice.cli.alice_models",
+        "doctor": "openalice.cli.alice_doctor",
+        "inbox": "openalice.cli.alice_inbox",
+        "journal": "openalice.cli.alice_journal",
         "issue": "openalice.cli.alice_issue",
     },
 )

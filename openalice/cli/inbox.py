@@ -11,19 +11,40 @@ Publish and read Inbox reports. Agents push Markdown bodies whose [[path]]
 references are pinned by sha256 revisions; people list, read and triage them.
 
 commands:
-  (the inbox verbs arrive with the inbox capability)
+  push           publish a report: --body TEXT | --body-file PATH|- [--workspace W]
+  list           entries newest first [--workspace W] [--unread] [--limit N] [--before ID]
+  show           one entry: body, origin, read state, its files now
+  files          an entry's file references with availability and revisions
+  cat            print a referenced file [--require-revision]
+  read           mark an entry read
+  unread         mark an entry unread
+  mark-all-read  mark everything unread now as read (one atomic write)
+  count          the global unread count
+  delete         delete an entry (its files are untouched)
 
 options (every command):
   --json       print exactly one JSON document on stdout
   -h, --help   show help
   --version    print the version
 
+examples:
+  alice-inbox push --body 'Nightly report: [[reports/nightly.md]]'
+  alice-inbox list --unread
+  alice-inbox show inbox-1764493200000-0000000a
+  alice-inbox mark-all-read
+
 exit codes: 0 ok, 1 operational failure, 2 usage or invalid input,
             3 unavailable or busy, 4 forbidden
-environment: OPENALICE_HOME (state, default ~/.openalice)
+environment: OPENALICE_HOME (state, default ~/.openalice), ALICE_NOW (frozen clock),
+             ALICE_RUN_ID/ALICE_RESUME_ID/ALICE_WORKSPACE_ID (set by the runner)
 """
 
-TOOL = Tool(name="alice-inbox", help=HELP, verbs={})
+_VERBS = "openalice.cli.inbox_verbs"
+TOOL = Tool(name="alice-inbox", help=HELP, verbs={
+    "push": _VERBS, "list": _VERBS, "show": _VERBS, "files": _VERBS, "cat": _VERBS,
+    "read": _VERBS, "unread": _VERBS, "mark-all-read": _VERBS, "count": _VERBS,
+    "delete": _VERBS,
+})
 
 
 def main(argv: list[str] | None = None) -> int:

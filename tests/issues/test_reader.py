@@ -231,3 +231,47 @@ def test_reading_a_thousand_files_is_one_pass(ws, write, monkeypatch):
     monkeypatch.setattr(frontmatter, "parse", lambda *a, **k: calls.append(1) or real(*a, **k))
     found = read_issues(ws)
     assert len(found.issues) == 50 and len(calls) == 50
+
+
+def test_unreadable_directory_is_reported_and_others_still_read(tmp_path, monkeypatch):
+    """Permissions cannot be tested as root, so the directory read itself fails here."""
+    from openalice.issues import board, reader
+    from .conftest import NOW
+    good = make_ws(tmp_path / "good", "good")
+    (tmp_path / "good" / ".alice" / "issues" / "a.md").write_text(GOOD)
+    locked = make_ws(tmp_path / "locked", "locked")
+    real_scandir = os.scandir
+
+    def scandir(path):
+        if "locked" in str(path):
+            raise PermissionError(13, "Permission denied")
+        return real_scandir(path)
+
+    monkeypatch.setattr(reader.os, "scandir", scandir)
+    found = read_issues(locked)
+    assert (found.state, found.reason, found.readable) == ("invalid", "unreadable", False)
+    assert "Permission denied" in found.error
+    doc = board.board([locked, good], NOW)
+    assert [(w["id"], w["state"]) for w in doc["workspaces"]] == [("locked", "unreadable"),
+                                                                  ("good", "ok")]
+    assert [i["id"] for c in doc["columns"] for i in c["issues"]] == ["a"]
+
+
+def test_a_crashing_workspace_does_not_break_the_board(tmp_path, monkeypatch):
+    from openalice.core.errors import OperationalError
+    from openalice.issues import board
+    from .conftest import NOW
+    good = make_ws(tmp_path / "good", "good")
+    bad = make_ws(tmp_path / "bad", "bad")
+    real = board.read_issues
+
+    def read(ws):
+        if ws.id == "bad":
+            raise OperationalError("disk on fire")
+        return real(ws)
+
+    monkeypatch.setattr(board, "read_issues", read)
+    doc = board.listing([bad, good], NOW)
+    assert doc["workspaces"][0] == {"id": "bad", "label": "Bad", "path": str(bad.path),
+                                    "state": "unreadable", "error": "cannot read issues: disk on fire"}
+    assert doc["workspaces"][1]["state"] == "ok"

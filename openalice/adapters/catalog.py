@@ -1,0 +1,251 @@
+"""The adapter catalog (``adapters/v1``): the engine wrappers a binding may name.
+
+The catalog is repo-tracked, versioned config.  It is found, in order, at the
+path given by the caller (``--catalog``), at ``$HARNESS_CATALOG``, or at the
+shipped ``presets/adapters.json``.  A relative ``wrapper`` or ``envFile`` is
+resolved against the directory holding the catalog file, so one catalog and
+its wrappers move together; ``~/...`` and ``$HARNESS_HOME/...`` are expanded
+and absolute paths are taken as they are.
+
+Loading is fail-closed: a malformed or schema-invalid catalog, or two entries
+sharing an ``id`` or a ``wrapper``, raises :class:`InvalidInput` naming the file
+and every problem, never a partial catalog.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterator, Mapping
+
+from openalice.core import fs
+from openalice.core.errors import InvalidInput, NotFound
+
+__all__ = [
+    "CATALOG_VERSION", "STREAM_FORMATS", "DEFAULT_STREAM", "Problem", "AdapterEntry", "Catalog",
+    "default_catalog_path", "catalog_path", "resolve_path", "catalog_problems", "load_catalog",
+    "find", "schema_validator", "suggest",
+]
+
+CATALOG_VERSION = "adapters/v1"
+STREAM_FORMATS = ("wrapper-jsonl", "claude-stream-json", "codex-json", "opencode-json",
+                  "pi-json", "text")
+DEFAULT_STREAM = "wrapper-jsonl"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One reason a document is invalid: where (a JSON pointer) and why."""
+
+    pointer: str
+    message: str
+    suggestion: str | None = None
+
+
+@dataclass(frozen=True)
+class AdapterEntry:
+    """One catalog line, with ``wrapper`` and ``envFile`` resolved to absolute paths.
+
+    The camelCase attribute names are the catalog's own field names.
+    """
+
+    id: str
+    kind: str
+    wrapper: Path
+    models: tuple[str, ...]
+    listModels: bool = False
+    health: bool = False
+    envFile: Path | None = None
+    env: tuple[str, ...] = ()
+    stream: str = DEFAULT_STREAM
+    label: str | None = None
+    index: int = 0
+    raw: Mapping = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def pointer(self) -> str:
+        return f"/adapters/{self.index}"
+
+
+class Catalog:
+    """A loaded, validated catalog."""
+
+    __slots__ = ("path", "entries", "_by_id")
+
+    def __init__(self, path: Path, entries: tuple[AdapterEntry, ...]) -> None:
+        self.path = path
+        self.entries = entries
+        self._by_id = {entry.id: entry for entry in entries}
+
+    def __iter__(self) -> Iterator[AdapterEntry]:
+        return iter(self.entries)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def __repr__(self) -> str:
+        return f"Catalog({str(self.path)!r}, {len(self.entries)} adapters)"
+
+    @property
+    def base_dir(self) -> Path:
+        return self.path.parent
+
+    def ids(self) -> list[str]:
+        return [entry.id for entry in self.entries]
+
+    def get(self, adapter_id: str) -> AdapterEntry | None:
+        return self._by_id.get(adapter_id)
+
+    def require(self, adapter_id: str) -> AdapterEntry:
+        """The entry, or :class:`NotFound` (exit 2) with a "did you mean"."""
+        entry = self._by_id.get(adapter_id)
+        if entry is None:
+            hint = suggest(adapter_id, self.ids())
+            details = {"hint": hint} if hint else {"hint": "known adapters: " + ", ".join(self.ids())
+                                                   if self.entries else "the catalog is empty"}
+            raise NotFound(f"unknown adapter '{adapter_id}'", file=self.path, code="unknown_adapter",
+                           details=details)
+        return entry
+
+    def resolve(self, spec: str) -> Path:
+        """Where a path written in (or against) this catalog points."""
+        return resolve_path(spec, self.base_dir)
+
+    def match_wrapper(self, spec: str) -> AdapterEntry | None:
+        """The adapter whose wrapper is ``spec``: the same string as the catalog
+        writes it, or a path resolving to the same file."""
+        for entry in self.entries:
+            if entry.raw.get("wrapper") == spec:
+                return entry
+        try:
+            wanted = _same_file_key(self.resolve(spec))
+        except (OSError, ValueError):
+            return None
+        for entry in self.entries:
+            if _same_file_key(entry.wrapper) == wanted:
+                return entry
+        return None
+
+
+def suggest(word: str, choices: list[str] | tuple[str, ...]) -> str | None:
+    """``did you mean 'x'?`` for the closest choice, or None."""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f"did you mean '{close[0]}'?" if close else None
+
+
+def default_catalog_path() -> Path:
+    from openalice.core.resources import data_path
+
+    # realpath: in a checkout openalice/presets is a symlink to ../presets, and
+    # messages should name the file a user would open.
+    return Path(os.path.realpath(data_path("presets", "adapters.json")))
+
+
+def catalog_path(path: os.PathLike | str | None = None) -> Path:
+    """The catalog in use: ``path``, else ``$HARNESS_CATALOG``, else the shipped one."""
+    chosen = path if path not in (None, "") else os.environ.get("HARNESS_CATALOG") or None
+    if chosen is None:
+        return default_catalog_path()
+    return Path(os.path.abspath(os.path.expanduser(os.fspath(chosen))))
+
+
+def resolve_path(spec: str, base_dir: os.PathLike | str) -> Path:
+    """Absolute form of a catalog path (see the module docstring)."""
+    if "\x00" in spec:
+        raise ValueError("path contains a NUL byte")
+    for prefix in ("$HARNESS_HOME/", "${HARNESS_HOME}/"):
+        if spec.startswith(prefix):
+            from openalice.core.paths import harness_home
+
+            return Path(os.path.normpath(os.path.join(harness_home(), spec[len(prefix):])))
+    expanded = os.path.expanduser(spec)
+    if not os.path.isabs(expanded):
+        expanded = os.path.join(os.fspath(base_dir), expanded)
+    return Path(os.path.normpath(expanded))
+
+
+def _same_file_key(path: Path) -> str:
+    # realpath so a symlinked checkout directory or "./x" still names one file.
+    return os.path.realpath(path)
+
+
+@lru_cache(maxsize=None)
+def schema_validator(name: str):
+    """The compiled validator for ``spec/<name>.schema.json`` (compiled once per process)."""
+    from openalice.core.resources import schema
+    from openalice.core.schema import Validator
+
+    return Validator(schema(name), source=f"spec/{name}.schema.json")
+
+
+def catalog_problems(document: object, path: os.PathLike | str) -> list[Problem]:
+    """Every problem of a catalog document: schema violations, then duplicate
+    ids and wrappers across entries (each naming both entries)."""
+    problems = [Problem(v.instance_path, v.message)
+                for v in schema_validator("adapters").errors(document)]
+    if problems:
+        return problems
+    base_dir = Path(os.path.abspath(os.fspath(path))).parent
+    seen_ids: dict[str, int] = {}
+    seen_wrappers: dict[str, int] = {}
+    adapters = document["adapters"]
+    for index, raw in enumerate(adapters):
+        adapter_id = raw["id"]
+        if adapter_id in seen_ids:
+            first = seen_ids[adapter_id]
+            problems.append(Problem(
+                f"/adapters/{index}/id",
+                f"duplicate adapter id '{adapter_id}': entries /adapters/{first} and /adapters/{index}"))
+        else:
+            seen_ids[adapter_id] = index
+        try:
+            key = _same_file_key(resolve_path(raw["wrapper"], base_dir))
+        except ValueError as exc:
+            problems.append(Problem(f"/adapters/{index}/wrapper", str(exc)))
+            continue
+        if key in seen_wrappers:
+            first = seen_wrappers[key]
+            problems.append(Problem(
+                f"/adapters/{index}/wrapper",
+                f"wrapper '{raw['wrapper']}' is shared by adapters '{adapters[first]['id']}' "
+                f"(/adapters/{first}) and '{adapter_id}' (/adapters/{index}); bindings name "
+                "wrappers, so each adapter needs its own"))
+        else:
+            seen_wrappers[key] = index
+    return problems
+
+
+def _entry(raw: dict, index: int, base_dir: Path) -> AdapterEntry:
+    env_file = raw.get("envFile")
+    return AdapterEntry(
+        id=raw["id"], kind=raw["kind"], wrapper=resolve_path(raw["wrapper"], base_dir),
+        models=tuple(raw["models"]), listModels=bool(raw.get("listModels", False)),
+        health=bool(raw.get("health", False)),
+        envFile=resolve_path(env_file, base_dir) if env_file is not None else None,
+        env=tuple(raw.get("env", ())), stream=raw.get("stream", DEFAULT_STREAM),
+        label=raw.get("label"), index=index, raw=dict(raw))
+
+
+def load_catalog(path: os.PathLike | str | None = None) -> Catalog:
+    """Load and check the catalog (see :func:`catalog_path` for which one)."""
+    where = catalog_path(path)
+    document = fs.read_json(where, max_bytes=4 * 1024 * 1024)
+    problems = catalog_problems(document, where)
+    if problems:
+        first = problems[0]
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise InvalidInput(
+            f"invalid adapter catalog: {first.message}{more}", file=where, field=first.pointer or "/",
+            code="invalid_catalog",
+            details={"problems": [{"pointer": p.pointer, "message": p.message} for p in problems]})
+    base_dir = where.parent
+    entries = tuple(_entry(raw, i, base_dir) for i, raw in enumerate(document["adapters"]))
+    return Catalog(where, entries)
+
+
+def find(adapter_id: str, path: os.PathLike | str | None = None) -> AdapterEntry | None:
+    """The catalog entry for ``adapter_id``, or None.  A broken catalog still raises."""
+    return load_catalog(path).get(adapter_id)

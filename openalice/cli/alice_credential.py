@@ -1,0 +1,127 @@
+"""``alice credential add|list|remove|override``: the vault (secrets never on argv)."""
+
+from __future__ import annotations
+
+import argparse
+
+from ._dispatch import Context, add_verb
+
+
+def register(sub, common) -> None:
+    group = sub.add_parser(
+        "credential", help="add, list and remove provider credentials (vault)",
+        description="Credentials live in $OPENALICE_HOME/vault/: a record without secrets, and the key in "
+                    "a 0600 file. The key is read from stdin or a hidden prompt, never from the command "
+                    "line, and is never printed. Without a credential, agents use their native login.",
+        epilog="examples:\n  printf '%s' \"$KEY\" | alice credential add ds-1 --vendor deepseek\n"
+               "  alice credential list\n",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    verbs = group.add_subparsers(dest="credential_verb", metavar="VERB", required=True)
+
+    p = add_verb(verbs, "add", cmd_add, common=common,
+                 help="store a credential; the key comes from stdin or a hidden prompt",
+                 examples="  printf '%s' \"$ANTHROPIC_KEY\" | alice credential add anthropic-1 --vendor anthropic\n"
+                          "  alice credential add proxy - --vendor custom --wire openai-chat "
+                          "--base-url http://127.0.0.1:8080/v1   # '-': key on stdin\n"
+                          "  alice credential add claude-sub --vendor anthropic --auth subscription")
+    p.add_argument("slug", metavar="SLUG", help="name: 1-64 of a-z, 0-9, '-'")
+    p.add_argument("key_source", metavar="-", nargs="?",
+                   help="'-' (right after SLUG) reads the key from stdin, the default when stdin is not "
+                        "a terminal; anything else is refused: keys never go on the command line")
+    p.add_argument("--vendor", required=True, help="anthropic, openai, google, xai, minimax, glm, kimi, "
+                                                   "deepseek, longcat, openrouter, cursor or custom")
+    p.add_argument("--auth", default="api-key", choices=("api-key", "subscription"),
+                   help="api-key (default) or subscription (an OAuth token, e.g. from 'claude setup-token')")
+    p.add_argument("--base-url", help="endpoint base URL (default: the vendor's official endpoints)")
+    p.add_argument("--wire", action="append", default=[], metavar="SHAPE[=URL]",
+                   help="API shape the endpoint speaks (anthropic, google-generative-ai, openai-chat, "
+                        "openai-responses); repeatable")
+    p.add_argument("--label", help="a human name")
+    p.add_argument("--model", help="the model to use when a session names none (lastModel)")
+    p.add_argument("--replace", action="store_true", help="overwrite an existing credential of this slug")
+
+    add_verb(verbs, "list", cmd_list, common=common, help="list credentials (presence of the key only)",
+             examples="  alice credential list\n  alice credential list --json")
+
+    p = add_verb(verbs, "remove", cmd_remove, common=common, help="delete a credential and its key",
+                 examples="  alice credential remove ds-1")
+    p.add_argument("slug", metavar="SLUG")
+
+    p = add_verb(verbs, "override", cmd_override, common=common,
+                 help="set facts for one exact model id the table does not know",
+                 examples="  alice credential override proxy my-model --context-window 128000 --reasoning on\n"
+                          "  alice credential override proxy my-model --clear")
+    p.add_argument("slug", metavar="SLUG")
+    p.add_argument("model", metavar="MODEL")
+    p.add_argument("--context-window", type=int, help="context window in tokens")
+    p.add_argument("--reasoning", choices=("on", "off"), help="whether the model reasons")
+    p.add_argument("--clear", action="store_true", help="remove the override")
+
+
+def _human_record(rec: dict) -> str:
+    wires = ", ".join(f"{shape}{'=' + url if url else ' (official)'}" for shape, url in rec["wires"].items())
+    parts = [rec["slug"], rec["vendor"], rec["authType"], wires or "-",
+             "key stored" if rec.get("hasSecret") else "NO KEY"]
+    if rec.get("lastModel"):
+        parts.append(f"model {rec['lastModel']}")
+    if rec.get("label"):
+        parts.append(f"\"{rec['label']}\"")
+    return "  ".join(parts)
+
+
+def cmd_add(args: argparse.Namespace, ctx: Context) -> int:
+    from openalice import credentials
+    from openalice.core import secrets
+
+    from ._runtime_guard import refuse_vault_write
+
+    refuse_vault_write()
+    credentials.check_slug(args.slug)
+    secret = secrets.read_secret(args.key_source, prompt=f"Key for {args.slug} (hidden): ", stdin=ctx.stdin)
+    rec = credentials.add(args.slug, vendor=args.vendor, secret=secret, auth_type=args.auth,
+                          base_url=args.base_url, wire_specs=args.wire, label=args.label,
+                          last_model=args.model, replace=args.replace, now=ctx.now())
+    view = credentials.public_view(rec)
+    ctx.emit({"credential": view}, lambda d: f"stored: {_human_record(d['credential'])}")
+    return 0
+
+
+def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
+    from openalice import credentials
+
+    items = [credentials.public_view(rec) for rec in credentials.list_records()]
+
+    def human(d: dict) -> str:
+        if not d["credentials"]:
+            return "no credentials (agents use their native login)"
+        return "\n".join(_human_record(r) for r in d["credentials"])
+
+    ctx.emit({"credentials": items}, human)
+    return 0
+
+
+def cmd_remove(args: argparse.Namespace, ctx: Context) -> int:
+    from openalice import credentials
+
+    from ._runtime_guard import refuse_vault_write
+
+    refuse_vault_write()
+    rec = credentials.remove(args.slug)
+    ctx.emit({"credential": {k: rec[k] for k in ("slug", "vendor", "authType")}, "removed": True},
+             lambda d: f"removed: {args.slug} (sessions bound to it will report credential_not_found)")
+    return 0
+
+
+def cmd_override(args: argparse.Namespace, ctx: Context) -> int:
+    from openalice import credentials
+
+    from ._runtime_guard import refuse_vault_write
+
+    refuse_vault_write()
+    reasoning = None if args.reasoning is None else args.reasoning == "on"
+    rec = credentials.set_model_override(args.slug, args.model, context_window=args.context_window,
+                                         reasoning=reasoning, clear=args.clear, now=ctx.now())
+    view = credentials.public_view(rec)
+    ctx.emit({"credential": view},
+             lambda d: f"{args.slug}: overrides {d['credential'].get('modelOverrides', {}) or 'none'}")
+    return 0

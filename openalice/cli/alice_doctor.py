@@ -1,0 +1,38 @@
+"""``alice doctor``: homes, workspaces, agent CLIs, credentials, adapters, timers."""
+
+from __future__ import annotations
+
+import argparse
+
+from ._dispatch import Context, add_verb
+
+
+def register(sub, common) -> None:
+    p = add_verb(sub, "doctor", cmd_doctor, common=common,
+                 help="check the set-up; exit 0 when all is well, 3 when something needs attention",
+                 description="Reports one line per finding: homes and their permissions, registered "
+                             "workspaces and their settings, which agent CLIs are on PATH (and their "
+                             "versions), credentials (names only), adapter health and installed timers. "
+                             "It changes nothing.",
+                 examples="  alice doctor\n  alice doctor --json")
+    p.add_argument("--timeout", type=float, default=5.0,
+                   help="seconds to wait for each '<agent> --version' (default 5)")
+
+
+_MARKS = {"ok": "ok", "info": "--", "attention": "!!"}
+
+
+def cmd_doctor(args: argparse.Namespace, ctx: Context) -> int:
+    from openalice import doctor
+
+    report = doctor.run_checks(version_timeout=args.timeout)
+
+    def human(d: dict) -> str:
+        lines = [f"[{_MARKS[f['status']]}] {f['check']}: {f['message']}" for f in d["findings"]]
+        s = d["summary"]
+        lines.append(f"{'all well' if d['ok'] else 'needs attention'}: {s['ok']} ok, {s['info']} info, "
+                     f"{s['attention']} need attention")
+        return "\n".join(lines)
+
+    ctx.emit(report.to_dict(), human)
+    return report.exit_code

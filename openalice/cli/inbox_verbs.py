@@ -1,0 +1,475 @@
+"""The Inbox verbs, shared by ``alice-inbox VERB`` and ``alice inbox VERB``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from ._dispatch import Context, add_verb
+
+VERBS = ("push", "list", "show", "files", "cat", "read", "unread", "mark-all-read", "count",
+         "delete")
+
+
+def register(sub, common) -> None:
+    """``alice-inbox``: every verb at the top level."""
+    register_verbs(sub, common, prog="alice-inbox")
+
+
+def register_verbs(sub, common, *, prog: str) -> None:
+    ex = lambda *lines: "\n".join(f"  {prog} {line}" for line in lines)  # noqa: E731
+
+    p = add_verb(sub, "push", cmd_push, common=common,
+                 help="publish a report (Markdown body with [[path]] references)",
+                 description="Publish an Inbox entry. The body is Markdown; [[path]] references "
+                             "resolve inside the workspace root and are pinned by sha256 "
+                             "revisions. The workspace comes from --workspace, the run "
+                             "environment, or the current directory. Prints the entry id.",
+                 examples=ex("push --body 'Nightly build green. See [[reports/build.md]]'",
+                             "push --body-file report.md --workspace notes",
+                             "push --body-file - < report.md --json"))
+    body = p.add_mutually_exclusive_group(required=True)
+    body.add_argument("--body", metavar="TEXT", help="the Markdown body")
+    body.add_argument("--body-file", metavar="PATH|-",
+                      help="read the body from a file, or stdin with '-' (one trailing newline "
+                           "is dropped)")
+    p.add_argument("--workspace", metavar="ID|PATH", help="the publishing workspace")
+
+    p = add_verb(sub, "list", cmd_list, common=common, help="list entries, newest first",
+                 description="List Inbox entries newest first. Each page costs O(page): the "
+                             "file is read backwards. Page on with --before NEXT_ID.",
+                 examples=ex("list", "list --unread --limit 20", "list --workspace notes --json",
+                             "list --before inbox-1764493200000-0000000a"))
+    p.add_argument("--workspace", metavar="ID|PATH", help="only this workspace's entries")
+    p.add_argument("--unread", action="store_true", help="only unread entries")
+    p.add_argument("--limit", type=int, default=100, metavar="N",
+                   help="page size, 1-1000 (default 100)")
+    p.add_argument("--before", metavar="ID", help="entries older than this id")
+
+    p = add_verb(sub, "show", cmd_show, common=common,
+                 help="show one entry: body, origin, read state and its files now",
+                 examples=ex("show inbox-1764493200000-0000000a",
+                             "show inbox-1764493200000-0000000a --json"))
+    p.add_argument("id", metavar="ID")
+    p.add_argument("--no-verify", action="store_true",
+                   help="do not hash the files (availability only)")
+
+    p = add_verb(sub, "files", cmd_files, common=common,
+                 help="list an entry's file references with availability and revisions",
+                 examples=ex("files inbox-1764493200000-0000000a",
+                             "files inbox-1764493200000-0000000a --json"))
+    p.add_argument("id", metavar="ID")
+
+    p = add_verb(sub, "cat", cmd_cat, common=common,
+                 help="print a referenced file if it is still contained and regular",
+                 description="Stream a file referenced by the entry. It is re-resolved inside "
+                             "the workspace on every call; a note on stderr says whether its "
+                             "bytes still match the published revision. --require-revision "
+                             "refuses (exit 2) when they do not. With --json the content is "
+                             "returned in the document (text or base64, at most 16 MiB).",
+                 examples=ex("cat inbox-1764493200000-0000000a reports/close.md",
+                             "cat inbox-1764493200000-0000000a charts/a.png --require-revision "
+                             "> a.png"))
+    p.add_argument("id", metavar="ID")
+    p.add_argument("path", metavar="PATH", help="the reference exactly as in the body")
+    p.add_argument("--require-revision", action="store_true",
+                   help="refuse unless the bytes match the published revision")
+
+    p = add_verb(sub, "read", cmd_read, common=common, help="mark an entry read",
+                 examples=ex("read inbox-1764493200000-0000000a"))
+    p.add_argument("id", metavar="ID")
+
+    p = add_verb(sub, "unread", cmd_unread, common=common, help="mark an entry unread",
+                 examples=ex("unread inbox-1764493200000-0000000a"))
+    p.add_argument("id", metavar="ID")
+
+    p = add_verb(sub, "mark-all-read", cmd_mark_all_read, common=common,
+                 help="mark every entry unread now as read (one atomic write)",
+                 description="Snapshot the entries unread at this moment and mark them read in "
+                             "one atomic write of the read state. Entries pushed meanwhile stay "
+                             "unread. Prints the authoritative unread count after the write.",
+                 examples=ex("mark-all-read", "mark-all-read --workspace notes --json"))
+    p.add_argument("--workspace", metavar="ID|PATH", help="only this workspace's entries")
+
+    p = add_verb(sub, "count", cmd_count, common=common,
+                 help="the global unread count (independent of any paging)",
+                 examples=ex("count", "count --json", "count --workspace notes"))
+    p.add_argument("--workspace", metavar="ID|PATH", help="also count this workspace's unread")
+
+    p = add_verb(sub, "delete", cmd_delete, common=common,
+                 help="delete an entry (atomic rewrite of the store; files are untouched)",
+                 examples=ex("delete inbox-1764493200000-0000000a"))
+    p.add_argument("id", metavar="ID")
+
+
+# -- helpers -------------------------------------------------------------------
+
+
+def _store():
+    from openalice.inbox import InboxStore
+
+    return InboxStore()
+
+
+def _workspace_id(spec: str | None) -> str | None:
+    """A workspace id for filtering: registered (by id or path), else a bare id
+    (entries outlive their workspace's registration)."""
+    if spec is None:
+        return None
+    from openalice import workspaces
+    from openalice.core.errors import NotFound
+    from openalice.workspaces.registry import ID_RE
+
+    try:
+        return workspaces.get(spec).id
+    except NotFound:
+        if ID_RE.match(spec):
+            return spec
+        raise
+
+
+def _confine(workspace_id: str) -> None:
+    """Inside a headless run, writes touch only the run's own workspace."""
+    from openalice import workspaces
+    from openalice.core.errors import Forbidden
+
+    run = workspaces.run_environment()
+    if run is not None and run.workspace_id != workspace_id:
+        raise Forbidden(f"a run of workspace '{run.workspace_id}' may not change entries of "
+                        f"workspace '{workspace_id}'", code="cross_workspace")
+
+
+def _warn_problems(ctx: Context, problems: list[dict]) -> None:
+    for p in problems:
+        ctx.warn(f"skipped line at byte {p['offset']} of {p['file']}: {p['reason']}")
+
+
+def _iso(ms: int) -> str:
+    from openalice.core import clock
+
+    return clock.to_iso(clock.from_ms(ms))
+
+
+def _origin_text(origin: dict | None) -> str:
+    if origin is None:
+        return "(none: not stamped)"
+    if origin.get("kind") != "headless":
+        return origin.get("kind", "?")
+    parts = [f"headless run {origin.get('runId')}", f"session {origin.get('resumeId')}"]
+    if origin.get("agent"):
+        parts.append(f"agent {origin['agent']}")
+    if origin.get("issueId"):
+        parts.append(f"issue {origin.get('issueWorkspaceId', '?')}/{origin['issueId']}")
+    return ", ".join(parts)
+
+
+def _short(revision: str | None) -> str:
+    return revision[:19] + "…" if revision else "-"
+
+
+_STATE_WORDS = {"missing": "missing", "path_escape": "escapes", "not_regular_file": "not-file",
+                "unreadable": "unreadable", "workspace_unavailable": "no-workspace"}
+
+
+def _files_table(files: list[dict]) -> str:
+    from openalice.core.output import table
+
+    if not files:
+        return "  (no file references)"
+    rows = []
+    for f in files:
+        if f["available"]:
+            match = f.get("matchesRevision")
+            state = "ok" if match else ("changed" if match is False else "new")
+            if match is None and "currentRevision" not in f:
+                state = "available"
+            note = _short(f.get("revision"))
+            if match is False:
+                note += f" → now {_short(f['currentRevision'])}"
+            if f.get("revision") is None:
+                note = "no published revision (unavailable at push time)"
+        else:
+            state = _STATE_WORDS.get(f.get("reason", ""), "unavailable")
+            note = _short(f.get("revision")) if f.get("revision") else "no published revision"
+        rows.append([state, f["path"], note])
+    return "\n".join("  " + line for line in table(rows).splitlines())
+
+
+# -- verbs -----------------------------------------------------------------------
+
+
+def _read_body(args: argparse.Namespace) -> str:
+    from openalice.core import fs
+    from openalice.core.errors import InvalidInput
+    from openalice.inbox import MAX_BODY_BYTES
+
+    if args.body is not None:
+        return args.body
+    if args.body_file == "-":
+        data = sys.stdin.buffer.read(MAX_BODY_BYTES + 1)
+        where = "stdin"
+    else:
+        data = fs.read_bytes(args.body_file, max_bytes=MAX_BODY_BYTES)
+        where = args.body_file
+    if len(data) > MAX_BODY_BYTES:
+        raise InvalidInput(f"the body exceeds {MAX_BODY_BYTES} bytes", file=where,
+                           code="too_large")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(f"the body is not UTF-8 (byte {exc.start})", file=where,
+                           code="not_utf8") from None
+    if text.endswith("\r\n"):
+        return text[:-2]
+    return text[:-1] if text.endswith("\n") else text
+
+
+def cmd_push(args: argparse.Namespace, ctx: Context) -> int:
+    from openalice import inbox
+
+    body = inbox.check_body(_read_body(args), field="--body" if args.body is not None
+                            else "--body-file")
+    ws = inbox.target_workspace(args.workspace)
+    origin = inbox.stamp_origin(ws, warn=ctx.warn)
+    result = inbox.push(body, workspace=ws, origin=origin, now=ctx.now())
+    entry = result.entry
+    data = {"id": entry["id"], "ts": entry["ts"], "workspaceId": entry["workspaceId"],
+            "workspaceLabel": entry["workspaceLabel"], "silent": result.references.silent,
+            "files": [f.to_dict() for f in result.files],
+            "ignored": [{"text": i.text, "reason": i.reason} for i in result.references.ignored]}
+    if "origin" in entry:
+        data["origin"] = entry["origin"]
+    if result.journal_seq is not None:
+        data["journalSeq"] = result.journal_seq
+    if not ctx.json:
+        for f in result.files:
+            if not f.available:
+                ctx.warn(f"[[{f.path}]] is unavailable ({f.reason}); published without a "
+                         "revision")
+        for ignored in result.references.ignored:
+            if ignored.looks_like_a_path:
+                ctx.warn(f"[[{ignored.text}]] is not a file reference ({ignored.reason}); "
+                         "left as text")
+        if origin is None:
+            ctx.warn("this run is unknown to the task registry: published without an origin")
+    ctx.emit(data, lambda d: d["id"])
+    return 0
+
+
+def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
+    from openalice import inbox
+    from openalice.core.errors import InvalidInput
+    from openalice.core.output import table
+    from openalice.inbox.query import LIMIT_MAX
+
+    if not 1 <= args.limit <= LIMIT_MAX:
+        raise InvalidInput(f"--limit must be in 1..{LIMIT_MAX}", field="--limit", code="bad_range")
+    store = inbox.InboxStore()
+    data = inbox.list_entries(store, workspace_id=_workspace_id(args.workspace),
+                              unread=args.unread, limit=args.limit, before=args.before)
+    if not ctx.json:
+        _warn_problems(ctx, data["problems"])
+
+    def human(d: dict) -> str:
+        if not d["entries"]:
+            return "no entries" + (" (unknown --before id?)" if args.before else "")
+        rows = []
+        for e in d["entries"]:
+            rows.append(["" if e["read"] else "*", e["id"], _iso(e["ts"]), e["workspaceId"],
+                         str(len(inbox.parse_references(e["body"]).paths)),
+                         inbox.summary_of(e["body"]) or ""])
+        text = table(rows, ["", "ID", "TIME", "WORKSPACE", "FILES", "SUMMARY"])
+        if d["hasMore"]:
+            text += f"\nmore: {ctx.prog} list --before {d['nextBefore']}"
+        return text
+
+    ctx.emit(data, human)
+    return 0
+
+
+def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
+    from openalice import inbox
+
+    data = inbox.describe(inbox.InboxStore(), args.id, verify=not args.no_verify)
+
+    def human(d: dict) -> str:
+        e = d["entry"]
+        label = e.get("workspaceLabel")
+        ws = e["workspaceId"] + (f" ({label})" if label else "")
+        if not d["workspaceAvailable"]:
+            ws += "  [no longer registered]"
+        lines = [f"id:        {e['id']}", f"time:      {_iso(e['ts'])}", f"workspace: {ws}",
+                 f"origin:    {_origin_text(e.get('origin'))}",
+                 f"status:    {'read at ' + _iso(e['readAt']) if e['read'] else 'unread'}"]
+        if e["silent"]:
+            lines.append("silent:    yes ([[no-reply]])")
+        lines += ["", "files:", _files_table(d["files"]), "", "---", e["body"]]
+        return "\n".join(lines)
+
+    ctx.emit(data, human)
+    return 0
+
+
+def cmd_files(args: argparse.Namespace, ctx: Context) -> int:
+    from openalice import inbox
+    from openalice.inbox.query import entry_files
+
+    entry = inbox.InboxStore().get(args.id)
+    available, statuses = entry_files(entry)
+    data = {"id": entry.id, "workspaceId": entry.record["workspaceId"],
+            "workspaceAvailable": available, "files": [s.to_dict() for s in statuses]}
+    ctx.emit(data, lambda d: _files_table(d["files"]))
+    return 0
+
+
+def cmd_cat(args: argparse.Namespace, ctx: Context) -> int:
+    import hashlib
+    import tempfile
+
+    from openalice import inbox
+    from openalice.core.errors import Conflict, OperationalError
+    from openalice.inbox.files import CHUNK
+    from openalice.inbox.query import open_referenced
+
+    fd, published = open_referenced(inbox.InboxStore(), args.id, args.path)
+    with os.fdopen(fd, "rb", buffering=0) as src:
+        if args.require_revision and published is None:
+            raise Conflict(f"{args.path} has no published revision (it was unavailable at "
+                           "push time)", field="PATH", code="no_revision")
+        if ctx.json:
+            return _cat_json(ctx, src, args, published)
+        digest = hashlib.sha256()
+        out = sys.stdout.buffer
+        if args.require_revision:
+            # Hash a private copy first, then emit that copy: the bytes shown
+            # are exactly the bytes checked, even if the file changes meanwhile.
+            with tempfile.TemporaryFile() as spool:
+                for chunk in iter(lambda: src.read(CHUNK), b""):
+                    digest.update(chunk)
+                    spool.write(chunk)
+                current = "sha256:" + digest.hexdigest()
+                if current != published:
+                    raise Conflict(f"{args.path} changed since it was published "
+                                   f"({published} → {current})", field="PATH",
+                                   code="revision_mismatch")
+                spool.seek(0)
+                for chunk in iter(lambda: spool.read(CHUNK), b""):
+                    out.write(chunk)
+            out.flush()
+            return 0
+        try:
+            for chunk in iter(lambda: src.read(CHUNK), b""):
+                digest.update(chunk)
+                out.write(chunk)
+            out.flush()
+        except OSError as exc:
+            if isinstance(exc, BrokenPipeError):
+                raise
+            raise OperationalError(f"cannot read {args.path}: {exc.strerror}") from None
+    current = "sha256:" + digest.hexdigest()
+    if published is None:
+        ctx.info(f"{ctx.prog}: note: {args.path} has no published revision "
+                 "(it was unavailable at push time)")
+    elif current != published:
+        ctx.info(f"{ctx.prog}: note: {args.path} changed since it was published "
+                 f"({published} → {current})")
+    else:
+        ctx.info(f"{ctx.prog}: note: {args.path} matches its published revision")
+    return 0
+
+
+_CAT_JSON_MAX = 16 * 1024 * 1024
+
+
+def _cat_json(ctx: Context, src, args: argparse.Namespace, published: str | None) -> int:
+    import base64
+    import hashlib
+
+    from openalice.core.errors import Conflict, InvalidInput
+
+    data = src.read(_CAT_JSON_MAX + 1)
+    if len(data) > _CAT_JSON_MAX:
+        raise InvalidInput(f"{args.path} is larger than 16 MiB; use cat without --json",
+                           field="PATH", code="too_large")
+    current = "sha256:" + hashlib.sha256(data).hexdigest()
+    matches = None if published is None else current == published
+    if args.require_revision and not matches:
+        raise Conflict(f"{args.path} changed since it was published ({published} → {current})",
+                       field="PATH", code="revision_mismatch")
+    try:
+        content, encoding = data.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        content, encoding = base64.b64encode(data).decode("ascii"), "base64"
+    doc = {"id": args.id, "path": args.path, "currentRevision": current,
+           "matchesRevision": matches, "size": len(data), "encoding": encoding,
+           "content": content}
+    if published is not None:
+        doc["revision"] = published
+    ctx.emit(doc)
+    return 0
+
+
+def cmd_read(args: argparse.Namespace, ctx: Context) -> int:
+    from openalice import inbox
+    from openalice.core import clock
+
+    store = inbox.InboxStore()
+    _confine(store.get(args.id).record["workspaceId"])
+    read_at = inbox.mark_read(store, args.id, now_ms=clock.to_ms(ctx.now()))
+    ctx.emit({"id": args.id, "read": True, "readAt": read_at},
+             lambda d: f"read: {d['id']}")
+    return 0
+
+
+def cmd_unread(args: argparse.Namespace, ctx: Context) -> int:
+    from openalice import inbox
+
+    store = inbox.InboxStore()
+    _confine(store.get(args.id).record["workspaceId"])
+    was = inbox.mark_unread(store, args.id)
+    ctx.emit({"id": args.id, "read": False, "wasRead": was},
+             lambda d: f"unread: {d['id']}" + ("" if was else " (it was not read)"))
+    return 0
+
+
+def cmd_mark_all_read(args: argparse.Namespace, ctx: Context) -> int:
+    from openalice import inbox, workspaces
+    from openalice.core import clock
+
+    ws_id = _workspace_id(args.workspace)
+    run = workspaces.run_environment()
+    if run is not None:
+        if ws_id is not None:
+            _confine(ws_id)
+        ws_id = run.workspace_id
+    data = inbox.mark_all_read(inbox.InboxStore(), now_ms=clock.to_ms(ctx.now()),
+                               workspace_id=ws_id)
+    ctx.emit(data, lambda d: f"marked {d['marked']} read; {d['unread']} unread")
+    return 0
+
+
+def cmd_count(args: argparse.Namespace, ctx: Context) -> int:
+    from openalice import inbox
+
+    data = inbox.counts(inbox.InboxStore(), workspace_id=_workspace_id(args.workspace))
+
+    def human(d: dict) -> str:
+        text = f"{d['unread']} unread of {d['total']}"
+        if "workspaceUnread" in d:
+            text += f" ({d['workspaceUnread']} in {args.workspace})"
+        return text
+
+    ctx.emit(data, human)
+    return 0
+
+
+def cmd_delete(args: argparse.Namespace, ctx: Context) -> int:
+    from openalice import inbox
+
+    store = inbox.InboxStore()
+    _confine(store.get(args.id).record["workspaceId"])
+    record = inbox.delete(store, args.id)
+    ctx.emit({"id": record["id"], "deleted": True, "workspaceId": record["workspaceId"]},
+             lambda d: f"deleted: {d['id']}")
+    return 0

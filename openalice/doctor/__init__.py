@@ -1,0 +1,290 @@
+"""``alice doctor``: what is true about this machine's OpenAlice set-up.
+
+Each check yields findings ``{check, status, message, subject?}`` where status
+is ``ok``, ``info`` (worth knowing, nothing to do) or ``attention`` (something
+needs fixing).  Nothing here changes anything, and no secret is ever read
+beyond asking whether it is present.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Mapping
+
+__all__ = ["Finding", "Report", "run_checks", "PINNED_VERSIONS"]
+
+# The agent CLI versions the adapters' argv was checked against (docs/runtime.md).
+PINNED_VERSIONS = {"claude": "2.1.197", "codex": "0.171.0", "opencode": "1.18.33", "pi": "0.73.1"}
+STATUSES = ("ok", "info", "attention")
+
+
+@dataclass
+class Finding:
+    check: str
+    status: str
+    message: str
+    subject: str | None = None
+
+    def to_dict(self) -> dict:
+        out = {"check": self.check, "status": self.status, "message": self.message}
+        if self.subject is not None:
+            out["subject"] = self.subject
+        return out
+
+
+@dataclass
+class Report:
+    findings: list[Finding] = field(default_factory=list)
+    agents: list[dict] = field(default_factory=list)
+
+    def add(self, check: str, status: str, message: str, subject: str | None = None) -> None:
+        self.findings.append(Finding(check, status, message, subject))
+
+    @property
+    def ok(self) -> bool:
+        return not any(f.status == "attention" for f in self.findings)
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.ok else 3
+
+    def to_dict(self) -> dict:
+        counts = {s: sum(1 for f in self.findings if f.status == s) for s in STATUSES}
+        return {"ok": self.ok, "exit": self.exit_code, "summary": counts,
+                "findings": [f.to_dict() for f in self.findings], "agents": self.agents}
+
+
+def _mode(path: Path) -> int | None:
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        return None
+
+
+def _check_private(report: Report, check: str, path: Path, want: int, what: str) -> None:
+    mode = _mode(path)
+    if mode is None:
+        return
+    if mode & ~want & 0o777:
+        report.add(check, "attention", f"{what} {path} has mode {mode:04o}, looser than {want:04o} "
+                                       f"(chmod {want:o} {path})", str(path))
+
+
+def _check_homes(report: Report) -> None:
+    from openalice.core import paths
+
+    for name, path in (("OPENALICE_HOME", paths.openalice_home()), ("HARNESS_HOME", paths.harness_home())):
+        if not path.exists():
+            report.add("homes", "info", f"{name} {path} does not exist yet (created on first use)", name)
+        elif not path.is_dir():
+            report.add("homes", "attention", f"{name} {path} is not a directory", name)
+        else:
+            before = len(report.findings)
+            _check_private(report, "homes", path, 0o700, name)
+            if len(report.findings) == before:
+                report.add("homes", "ok", f"{name} {path} (0700)", name)
+
+
+def _check_vault(report: Report) -> None:
+    from openalice import credentials
+    from openalice.core.errors import AliceError
+
+    vault = credentials.vault_dir()
+    if not vault.exists():
+        report.add("credentials", "info", "no credentials (agents use their native login)")
+        return
+    _check_private(report, "credentials", vault, 0o700, "vault directory")
+    _check_private(report, "credentials", credentials.records_path(), 0o600, "vault file")
+    secrets_dir = vault / "secrets"
+    if secrets_dir.exists():
+        _check_private(report, "credentials", secrets_dir, 0o700, "secrets directory")
+        for path in sorted(secrets_dir.glob("*.env")):
+            _check_private(report, "credentials", path, 0o600, "secret file")
+    try:
+        records = credentials.list_records()
+    except AliceError as err:
+        report.add("credentials", "attention", f"vault unreadable: {err}")
+        return
+    if not records:
+        report.add("credentials", "info", "no credentials (agents use their native login)")
+    for rec in records:
+        if credentials.has_secret(rec["slug"]):
+            report.add("credentials", "ok", f"{rec['slug']} ({rec['vendor']}, {rec['authType']}): key stored",
+                       rec["slug"])
+        else:
+            report.add("credentials", "attention", f"{rec['slug']} has no key stored (re-add it with "
+                                                   f"--replace)", rec["slug"])
+
+
+def _version(path: str, timeout: float) -> tuple[str | None, str | None]:
+    try:
+        proc = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=timeout,
+                              stdin=subprocess.DEVNULL, errors="replace")
+    except subprocess.TimeoutExpired:
+        return None, f"'{path} --version' did not answer within {timeout:g} s"
+    except OSError as exc:
+        return None, f"cannot run '{path} --version': {exc.strerror}"
+    if proc.returncode != 0:
+        return None, f"'{path} --version' exited {proc.returncode}"
+    lines = [l.strip() for l in (proc.stdout or proc.stderr).splitlines() if l.strip()]
+    return (lines[-1][:200] if lines else ""), None
+
+
+def _check_agents(report: Report, env: Mapping[str, str], timeout: float) -> dict[str, bool]:
+    import re
+
+    from openalice import agents
+
+    present: dict[str, bool] = {}
+    search = env.get("PATH", os.defpath)
+    for name in agents.builtin_names():
+        exe = agents.get_adapter(name).capabilities.executable
+        path = shutil.which(exe, path=search)
+        entry: dict = {"name": name, "found": path is not None, "pinned": PINNED_VERSIONS.get(name)}
+        present[name] = path is not None
+        if path is None:
+            report.add("agents", "info", f"{name}: '{exe}' is not on PATH", name)
+            report.agents.append(entry)
+            continue
+        entry["path"] = path
+        version, problem = _version(path, timeout)
+        if problem:
+            report.add("agents", "attention", f"{name}: found at {path} but {problem}", name)
+        else:
+            entry["version"] = version
+            pinned = PINNED_VERSIONS.get(name)
+            number = re.search(r"\d+\.\d+\.\d+", version or "")
+            note = ""
+            if pinned and number and number.group(0) != pinned:
+                note = f" (adapters were checked against {pinned})"
+            report.add("agents", "ok", f"{name}: {version or 'unknown version'} at {path}{note}", name)
+        report.agents.append(entry)
+    return present
+
+
+def _check_workspaces(report: Report, agent_present: Mapping[str, bool]) -> None:
+    from openalice import agents, preferences, sessions, workspaces
+    from openalice.core.errors import AliceError
+
+    try:
+        registered = workspaces.list_workspaces()
+    except AliceError as err:
+        report.add("workspaces", "attention", f"workspace registry unreadable: {err}")
+        return
+    if not registered:
+        report.add("workspaces", "info", "no workspaces registered")
+    for ws in registered:
+        if not (ws.root / ".alice").is_dir():
+            report.add("workspaces", "attention", f"{ws.id}: {ws.path} (or its .alice/) is missing", ws.id)
+            continue
+        report.add("workspaces", "ok", f"{ws.id}: {ws.path}", ws.id)
+        settings = preferences.read(ws)
+        if settings.error is not None:
+            report.add("settings", "attention", f"{ws.id}: {settings.error}", ws.id)
+        else:
+            default = settings.data.get("runtime", {}).get("headless", {}).get("defaultAgent")
+            if default:
+                if default in agent_present and not agent_present[default]:
+                    report.add("settings", "attention",
+                               f"{ws.id}: headless default agent '{default}' is not on PATH", ws.id)
+                elif default not in agent_present and not agents.is_known(default):
+                    report.add("settings", "attention",
+                               f"{ws.id}: headless default agent '{default}' is unknown", ws.id)
+        _, problems = sessions.list_sessions(ws)
+        for problem in problems:
+            report.add("sessions", "attention", f"{ws.id}: {problem['message']}", ws.id)
+
+
+def _check_adapters(report: Report, env: Mapping[str, str], timeout: float) -> None:
+    from openalice import agents
+
+    tool = agents.shims_dir() / "harness-adapter"
+    if not tool.exists():
+        report.add("adapters", "info", "adapter catalog: not available (no harness-adapter tool)")
+        return
+    try:
+        proc = subprocess.run([str(tool), "list", "--probe", "--json"], capture_output=True, text=True,
+                              timeout=timeout * 6, stdin=subprocess.DEVNULL, env=dict(env), errors="replace")
+    except (subprocess.TimeoutExpired, OSError) as exc:
+        report.add("adapters", "attention", f"'harness-adapter list --probe' failed: {exc}")
+        return
+    try:
+        data = json.loads(proc.stdout)
+    except ValueError:
+        data = None
+    if isinstance(data, dict) and "error" in data:
+        if data["error"].get("code") in ("unknown_command", "usage"):
+            report.add("adapters", "info", "adapter catalog: not available yet")
+        else:
+            report.add("adapters", "attention", f"adapter catalog: {data['error'].get('message')}")
+        return
+    if proc.returncode not in (0, 3) or not isinstance(data, list):
+        report.add("adapters", "attention", f"'harness-adapter list --probe --json' exited {proc.returncode}")
+        return
+    if not data:
+        report.add("adapters", "info", "adapter catalog: no adapters")
+    for item in data:
+        if not isinstance(item, dict):
+            continue
+        ident, health, enabled = item.get("id"), item.get("health"), item.get("enabled")
+        if not enabled:
+            report.add("adapters", "info", f"{ident}: disabled", ident)
+        elif health == "healthy":
+            report.add("adapters", "ok", f"{ident}: healthy", ident)
+        elif health == "down":
+            detail = item.get("detail") or item.get("healthDetail") or ""
+            report.add("adapters", "attention", f"{ident}: down {detail}".rstrip(), ident)
+        else:
+            report.add("adapters", "info", f"{ident}: health {health or 'unknown'}", ident)
+
+
+def _check_timers(report: Report, env: Mapping[str, str]) -> None:
+    try:
+        from openalice import schedule  # type: ignore[attr-defined]
+    except ImportError:
+        schedule = None
+    hook: Callable | None = getattr(schedule, "installed_timers", None) if schedule else None
+    found: list[str] = []
+    if callable(hook):
+        try:
+            found = [str(t) for t in hook()]
+        except Exception as exc:  # informational only
+            report.add("timers", "attention", f"cannot list installed timers: {exc}")
+            return
+    else:
+        home = Path(env.get("HOME") or os.path.expanduser("~"))
+        config = Path(env.get("XDG_CONFIG_HOME") or home / ".config")
+        found += [str(p) for p in sorted((config / "systemd" / "user").glob("*alice*.timer"))]
+        found += [str(p) for p in sorted((home / "Library" / "LaunchAgents").glob("*alice*.plist"))]
+        crontab = shutil.which("crontab", path=env.get("PATH", os.defpath))
+        if crontab:
+            try:
+                proc = subprocess.run([crontab, "-l"], capture_output=True, text=True, timeout=5,
+                                      stdin=subprocess.DEVNULL, errors="replace")
+                if proc.returncode == 0 and "alice-schedule" in proc.stdout:
+                    found.append("crontab")
+            except (subprocess.TimeoutExpired, OSError):
+                pass
+    if found:
+        report.add("timers", "ok", "scan timer installed: " + ", ".join(found))
+    else:
+        report.add("timers", "info", "no scan timer installed ('alice-schedule install-timer' sets one up)")
+
+
+def run_checks(*, env: Mapping[str, str] | None = None, version_timeout: float = 5.0) -> Report:
+    """Every check, in a stable order."""
+    env = os.environ if env is None else env
+    report = Report()
+    _check_homes(report)
+    _check_vault(report)
+    present = _check_agents(report, env, version_timeout)
+    _check_workspaces(report, present)
+    _check_adapters(report, env, version_timeout)
+    _check_timers(report, env)
+    return report

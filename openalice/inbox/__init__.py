@@ -1,0 +1,27 @@
+"""The Inbox: durable agent-to-human reports with pinned ``[[file]]`` references.
+
+Entries live in ``$OPENALICE_HOME/data/inbox/entries.jsonl`` (append-only,
+sorted by id), read marks in ``read-state.json`` beside it.  The API:
+
+* :func:`push` (with :func:`target_workspace` and :func:`stamp_origin`),
+* :class:`InboxStore` (``find``/``get``, newest-first iteration, ``delete``),
+* :func:`list_entries`, :func:`describe`, read state (:mod:`.readstate`),
+* :mod:`.references` (the grammar) and :mod:`.files` (containment, revisions).
+
+See ``docs/inbox.md``.
+"""
+
+from .push import (  # noqa: F401
+    MAX_BODY_BYTES, PushResult, check_body, push, stamp_origin, summary_of, target_workspace,
+)
+from .query import delete, describe, list_entries  # noqa: F401
+from .readstate import counts, load as load_read_state, mark_all_read, mark_read, mark_unread  # noqa: F401
+from .references import References, parse as parse_references  # noqa: F401
+from .store import ID_RE, Entry, InboxStore, inbox_dir, is_entry_id  # noqa: F401
+
+__all__ = [
+    "MAX_BODY_BYTES", "ID_RE", "Entry", "InboxStore", "PushResult", "References", "check_body",
+    "counts", "delete", "describe", "inbox_dir", "is_entry_id", "list_entries",
+    "load_read_state", "mark_all_read", "mark_read", "mark_unread", "parse_references", "push",
+    "stamp_origin", "summary_of", "target_workspace",
+]

@@ -1,0 +1,276 @@
+"""The Inbox entry store: ``$OPENALICE_HOME/data/inbox/entries.jsonl``.
+
+One entry per line, appended under the file's lock::
+
+    {"id", "ts", "workspaceId", "workspaceLabel"?, "body", "fileRevisions", "origin"?}
+
+**Ids are sorted in file order.**  An id is ``inbox-<13-digit ms>-<8 base32>``
+and is minted *under the append lock*, strictly greater than the newest id in
+the file (same millisecond or a clock that went back: the random part of the
+previous id plus one).  So the file is sorted by id, and finding an id (for
+``show``, ``--before``, ``read``) bisects the file by byte offset: O(log size),
+never a scan from the start.  Ids that do not follow the grammar (imported by
+hand) are skipped by the bisection and found only by a backward scan.
+
+**Malformed lines** (not JSON, not an object, or missing the entry fields) are
+skipped and reported in :attr:`InboxStore.problems`; they never break a read.
+
+**Delete is an atomic rewrite**, not a tombstone: the line is spliced out of
+the file byte-for-byte (every other line, malformed ones included, is kept
+verbatim) and the new file replaces the old one with ``os.replace`` while the
+append lock is held.  Deleting is rare and asked for by a person who wants the
+report gone; a tombstone would leave the body on disk and make every listing
+and count filter deleted ids.  The cost (O(file) for that one delete, pushes
+waiting meanwhile) is paid only by the rare path.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterator
+
+from openalice.core import fs, jsonl, paths
+from openalice.core.errors import NotFound, OperationalError
+
+__all__ = [
+    "ID_RE", "ENTRIES_FILE", "READ_STATE_FILE", "inbox_dir", "Entry", "InboxStore",
+    "is_entry_id", "next_id",
+]
+
+ENTRIES_FILE = "entries.jsonl"
+READ_STATE_FILE = "read-state.json"
+ID_RE = re.compile(r"inbox-(\d{13})-([0-9a-hjkmnp-tv-z]{8})\Z")
+_ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"  # Crockford base32, ASCII-sorted
+_RANDOM_BITS = 40
+_RANDOM_MAX = (1 << _RANDOM_BITS) - 1
+_BISECT_WINDOW = 64 * 1024
+
+
+def inbox_dir() -> Path:
+    return paths.data_dir() / "inbox"
+
+
+def is_entry_id(text: str) -> bool:
+    return isinstance(text, str) and ID_RE.match(text) is not None
+
+
+def _b32(value: int) -> str:
+    out = []
+    for _ in range(8):
+        out.append(_ALPHABET[value & 31])
+        value >>= 5
+    return "".join(reversed(out))
+
+
+def _from_b32(text: str) -> int:
+    value = 0
+    for ch in text:
+        value = value * 32 + _ALPHABET.index(ch)
+    return value
+
+
+def next_id(now_ms: int, previous: str | None, *, rng: Callable[[int], int] | None = None) -> str:
+    """An id strictly greater than ``previous`` and near ``now_ms``."""
+    draw = rng or secrets.randbits
+    ms = max(0, min(now_ms, 10 ** 13 - 1))
+    rand = draw(_RANDOM_BITS)
+    if previous is not None:
+        m = ID_RE.match(previous)
+        if m:
+            prev_ms, prev_rand = int(m.group(1)), _from_b32(m.group(2))
+            if ms < prev_ms or (ms == prev_ms and rand <= prev_rand):
+                ms = prev_ms
+                rand = prev_rand + 1
+                if rand > _RANDOM_MAX:
+                    ms, rand = prev_ms + 1, 0
+    return f"inbox-{ms:013d}-{_b32(rand)}"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One stored entry and where its line sits in the file."""
+
+    offset: int
+    record: dict
+
+    @property
+    def id(self) -> str:
+        return self.record["id"]
+
+
+_REQUIRED = (("id", str), ("ts", int), ("workspaceId", str), ("body", str))
+
+
+def entry_problem(record: dict) -> str | None:
+    """Why ``record`` is not a usable entry (None if it is)."""
+    for key, kind in _REQUIRED:
+        value = record.get(key)
+        if not isinstance(value, kind) or isinstance(value, bool):
+            return f"not an inbox entry: '{key}' missing or not a {kind.__name__}"
+    revisions = record.get("fileRevisions", {})
+    if not isinstance(revisions, dict):
+        return "not an inbox entry: 'fileRevisions' is not an object"
+    origin = record.get("origin")
+    if origin is not None and not isinstance(origin, dict):
+        return "not an inbox entry: 'origin' is not an object"
+    return None
+
+
+class InboxStore:
+    """Entries and read state of the Inbox under ``directory``."""
+
+    def __init__(self, directory: os.PathLike | str | None = None) -> None:
+        self.directory = Path(directory) if directory is not None else inbox_dir()
+        self.entries_path = self.directory / ENTRIES_FILE
+        self.read_state_path = self.directory / READ_STATE_FILE
+        self.file = jsonl.JsonlFile(self.entries_path)
+        self._bad: dict[int, str] = {}
+
+    # -- problems ------------------------------------------------------------
+
+    def _problem(self, offset: int, reason: str) -> None:
+        self._bad[offset] = reason
+
+    @property
+    def problems(self) -> list[dict]:
+        found = {p["offset"]: p["reason"] for p in self.file.problems}
+        found.update(self._bad)
+        return [{"file": str(self.entries_path), "offset": o, "reason": r}
+                for o, r in sorted(found.items())]
+
+    def _valid(self, line: jsonl.Line) -> Entry | None:
+        reason = entry_problem(line.record)
+        if reason is not None:
+            self._problem(line.offset, reason)
+            return None
+        return Entry(line.offset, line.record)
+
+    # -- reading ---------------------------------------------------------------
+
+    def iter_newest(self, *, end: int | None = None) -> Iterator[Entry]:
+        """Valid entries newest-first, from byte ``end`` (default: the end)."""
+        for line in self.file.iter_backward(end=end):
+            entry = self._valid(line)
+            if entry is not None:
+                yield entry
+
+    def iter_oldest(self) -> Iterator[Entry]:
+        for line in self.file.iter_forward():
+            entry = self._valid(line)
+            if entry is not None:
+                yield entry
+
+    def newest_id(self) -> str | None:
+        """The greatest grammar id in the file (the last one, by the invariant)."""
+        for entry in self.iter_newest():
+            if is_entry_id(entry.id):
+                return entry.id
+        return None
+
+    def find(self, entry_id: str) -> Entry | None:
+        """The entry with ``entry_id``: bisection for grammar ids, else a backward scan."""
+        if not is_entry_id(entry_id):
+            for entry in self.iter_newest():
+                if entry.id == entry_id:
+                    return entry
+            return None
+        try:
+            fh = open(self.entries_path, "rb")
+        except FileNotFoundError:
+            return None
+        with fh:
+            size = os.fstat(fh.fileno()).st_size
+            lo, hi = 0, size
+            while hi - lo > _BISECT_WINDOW:
+                mid = (lo + hi) // 2
+                probe = self._first_grammar_entry(fh, mid, hi)
+                if probe is None:
+                    hi = mid
+                    continue
+                start, end, record = probe
+                if record["id"] == entry_id:
+                    return Entry(start, record)
+                if record["id"] < entry_id:
+                    lo = end
+                else:
+                    hi = start
+            # Every grammar id before ``lo`` is smaller: scan forward from there.
+            fh.seek(lo)
+            offset = lo
+            for raw in fh:
+                start, offset = offset, offset + len(raw)
+                if not raw.endswith(b"\n"):
+                    break
+                record = _decode(raw)
+                if record is None or entry_problem(record) is not None:
+                    continue
+                if record["id"] == entry_id:
+                    return Entry(start, record)
+                if is_entry_id(record["id"]) and record["id"] > entry_id:
+                    break
+        return None
+
+    @staticmethod
+    def _first_grammar_entry(fh, pos: int, hi: int) -> tuple[int, int, dict] | None:
+        """First valid grammar-id entry on a line starting in [pos, hi)."""
+        if pos > 0:
+            fh.seek(pos - 1)
+            start = pos - 1 + len(fh.readline())
+        else:
+            fh.seek(0)
+            start = 0
+        while start < hi:
+            raw = fh.readline()
+            if not raw or not raw.endswith(b"\n"):
+                return None
+            end = start + len(raw)
+            record = _decode(raw)
+            if record is not None and entry_problem(record) is None and is_entry_id(record["id"]):
+                return start, end, record
+            start = end
+        return None
+
+    def get(self, entry_id: str) -> Entry:
+        entry = self.find(entry_id)
+        if entry is None:
+            raise NotFound(f"no inbox entry {entry_id!r}", code="unknown_entry",
+                           details={"hint": "see 'alice-inbox list'"})
+        return entry
+
+    # -- writing ---------------------------------------------------------------
+
+    def append(self, build: Callable[[str], dict], *, now_ms: int) -> dict:
+        """Mint the next id under the lock, ``build(id)`` the entry, append it."""
+        with self.file.lock():
+            entry_id = next_id(now_ms, self.newest_id())
+            record = build(entry_id)
+            if record.get("id") != entry_id:
+                raise ValueError("build() must keep the minted id")
+            return self.file.append(record)  # the lock is re-entrant
+
+    def delete(self, entry_id: str) -> dict:
+        """Splice the entry's line out of the file atomically; returns the entry."""
+        with self.file.lock():
+            entry = self.get(entry_id)
+            data = fs.read_bytes(self.entries_path)
+            end = data.index(b"\n", entry.offset) + 1
+            if _decode(data[entry.offset:end]) != entry.record:
+                raise OperationalError("entries file changed under the lock", file=self.entries_path)
+            fs.atomic_write_bytes(self.entries_path, data[:entry.offset] + data[end:])
+            return entry.record
+
+
+def _decode(raw: bytes) -> dict | None:
+    raw = raw.strip()
+    if not raw:
+        return None
+    try:
+        record = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    return record if isinstance(record, dict) else None

@@ -1,0 +1,45 @@
+#!/usr/bin/env python3
+"""Validate presets and run-configs against their schemas and the adapter catalog.
+
+Standard library only.  From a checkout::
+
+    python presets/_validate.py                  # every *.json beside the catalog
+    python presets/_validate.py presets/pair.json --catalog-only --json
+
+Each binding's wrapper must be a catalog adapter, its model in that adapter's
+models and (unless --catalog-only) the adapter enabled on this machine.  Exit
+0 when everything is valid, 2 otherwise.  ``harness-adapter validate`` runs
+the same check (:func:`openalice.adapters.validate.validate`).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+
+def _ensure_importable() -> None:
+    # In a checkout presets/ sits beside the openalice package: prefer that copy
+    # to any installed one.  Installed, this file is inside the package already.
+    root = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+    if os.path.isfile(os.path.join(root, "openalice", "__init__.py")) and root not in sys.path:
+        sys.path.insert(0, root)
+
+
+def validate(paths=(), *, catalog_path=None, machine=True):
+    """The report (see :func:`openalice.adapters.validate.validate`)."""
+    _ensure_importable()
+    from openalice.adapters.validate import validate as run
+
+    return run(paths, catalog_path=catalog_path, machine=machine)
+
+
+def main(argv=None) -> int:
+    _ensure_importable()
+    from openalice.adapters.validate import main as run
+
+    return run(argv, prog="_validate.py")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
