@@ -71,15 +71,45 @@ def human_report(report: dict) -> str:
     return "\n".join(lines)
 
 
+def scan_report(*, dry_run: bool, now_text: str | None, capacity: int | None = None) -> dict:
+    """The scan as the tool runs it: the cache-only answer when nothing is
+    due (:mod:`openalice.schedule.fastpath`), else the full scanner."""
+    from openalice.schedule import fastpath
+
+    now = fastpath.parse_now(now_text)
+    if now is None:  # let the clock module judge (and explain) the text
+        from openalice.core import clock
+
+        now = clock.parse_instant(now_text, field="--now") if now_text else clock.now()
+        now = now.replace(microsecond=now.microsecond - now.microsecond % 1000)
+    if not dry_run and not fastpath.take_lock():
+        from openalice.schedule.scan import busy_result
+
+        return busy_result(now)
+    try:
+        cache = fastpath.load_cache()
+        report = fastpath.quick_scan(cache, now_ms=fastpath.epoch_ms(now), now_iso=fastpath.iso(now),
+                                     dry_run=dry_run)
+        if report is None:
+            from openalice.schedule.scan import scan
+
+            report = scan(now=now, dry_run=dry_run, capacity=capacity, lock_held=not dry_run,
+                          cache=cache)
+        return report
+    finally:
+        fastpath.release_lock()
+
+
 def _run_scan(*, json_mode: bool, dry_run: bool, now_text: str | None,
               capacity: int | None = None) -> int:
-    from openalice.core import clock, output
+    report = scan_report(dry_run=dry_run, now_text=now_text, capacity=capacity)
+    if json_mode:
+        import json
 
-    from openalice.schedule.scan import scan
-
-    now = clock.parse_instant(now_text, field="--now") if now_text else clock.now()
-    report = scan(now=now, dry_run=dry_run, capacity=capacity)
-    output.emit(report, json_mode=json_mode, human=human_report)
+        # the same text as openalice.core.output.emit (which costs typing to import)
+        sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write(human_report(report) + "\n")
     return 0
 
 
@@ -111,18 +141,18 @@ def fast_scan(args: list[str]) -> int | None:
         else:
             return None
         i += 1
-    from openalice.core.errors import AliceError, OperationalError
-    from openalice.core import output
-
     try:
         return _run_scan(json_mode=json_mode, dry_run=dry_run, now_text=now_text, capacity=capacity)
-    except AliceError as err:
-        output.emit_error(err, json_mode=json_mode, prog="alice-schedule")
-        return err.exit_code
     except KeyboardInterrupt:
         sys.stderr.write("alice-schedule: interrupted\n")
         return 130
-    except Exception as exc:  # a bug: same envelope as the argparse path
+    except Exception as exc:  # handled errors and bugs: the same envelopes as the argparse path
+        from openalice.core import output
+        from openalice.core.errors import AliceError, OperationalError
+
+        if isinstance(exc, AliceError):
+            output.emit_error(exc, json_mode=json_mode, prog="alice-schedule")
+            return exc.exit_code
         from ._run import debug_enabled
 
         if debug_enabled():

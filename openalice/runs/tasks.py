@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from openalice.core import clock, fs, paths
-from openalice.core.errors import Conflict, InvalidInput, NotFound
+from openalice.core.errors import Conflict, InvalidInput, NotFound, OperationalError
 
 __all__ = [
     "RECORD_VERSION", "STATUSES", "SUPERVISOR_GRACE_SECONDS", "TASK_ID_RE", "new_task_id",
@@ -165,13 +165,9 @@ def create_task(record: dict) -> dict:
             if given:
                 raise Conflict(f"task {task_id} exists already", code="task_exists") from None
         except OSError as exc:
-            from openalice.core.errors import OperationalError
-
             raise OperationalError(f"cannot create task directory: {exc.strerror}",
                                    file=tasks_root / task_id) from exc
     else:  # 8 collisions of 48 random bits: the random source is broken
-        from openalice.core.errors import OperationalError
-
         raise OperationalError("could not allocate a unique task id", code="task_id_exhausted")
     rec["taskId"] = task_id
     line: dict[str, Any] = {k: rec[k] for k in _INDEX_KEYS if rec.get(k) is not None}

@@ -16,13 +16,14 @@ A refused admission leaves the cursor alone, so the issue stays due (except
 for catchUp:false issues, whose slot is then skipped).  A scan never retries
 a run that was accepted.
 
-The scan cache (``state/schedule/scan-cache.json``) makes the common case,
+The scan cache (``state/schedule/scan-cache.marshal``) makes the common case,
 nothing due, cost a directory listing per workspace: for each issue file it
 keeps the file's (mtime_ns, size, inode) and what the scan needs (status,
 whether it is scheduled, the next due instant given the cursor).  A workspace
 whose files all match its cached stats is not parsed at all unless one of its
-issues is due.  The cache is derived data: deleting it only costs one slower
-scan.
+issues is due, and when nothing at all is due :mod:`.fastpath` answers without
+importing this module.  The cache is derived data: deleting it only costs one
+slower scan.
 
 Test hooks (read only here; never set them in production):
 ``OPENALICE_TEST_CRASH_AFTER=task-record|cursor|launch`` makes the scanner
@@ -33,25 +34,31 @@ Test hooks (read only here; never set them in production):
 from __future__ import annotations
 
 import os
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from typing import Any, Callable
 
-__all__ = ["CACHE_VERSION", "scan", "scan_lock_path", "cache_path", "busy_result"]
+from .fastpath import (CACHE_VERSION, environment_key, epoch_ms, file_stat, list_issue_files,
+                       registry_file)
 
-CACHE_VERSION = 1
+__all__ = ["CACHE_VERSION", "scan", "scan_lock_path", "cache_path", "busy_result", "epoch_ms"]
+
 _UTC = timezone.utc
 
 
 def scan_lock_path():
-    from openalice.core import paths
+    from pathlib import Path
 
-    return paths.locks_dir() / "scan.lock"
+    from .fastpath import lock_file
+
+    return Path(lock_file())
 
 
 def cache_path():
-    from openalice.core import paths
+    from pathlib import Path
 
-    return paths.state_dir() / "schedule" / "scan-cache.json"
+    from .fastpath import cache_file
+
+    return Path(cache_file())
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -62,16 +69,11 @@ def _iso(value: datetime | None) -> str | None:
     return to_iso(value)
 
 
-def _floor_ms(value: datetime) -> datetime:
+def floor_ms(value: datetime) -> datetime:
     return value.replace(microsecond=value.microsecond - value.microsecond % 1000)
 
 
-def _ms(value: datetime | None) -> int | None:
-    """Epoch milliseconds (exact): the cache compares instants as integers."""
-    if value is None:
-        return None
-    delta = value - datetime(1970, 1, 1, tzinfo=_UTC)
-    return (delta.days * 86400 + delta.seconds) * 1000 + delta.microseconds // 1000
+_ms = epoch_ms  # the cache compares instants as integer epoch milliseconds
 
 
 def _crash_point(step: str) -> None:
@@ -84,56 +86,26 @@ def busy_result(now: datetime) -> dict:
             "repaired": [], "invalid": [], "workspaces": []}
 
 
-def _environment_key() -> list:
-    """What ``local`` cron zones depend on; a change drops the cached due
-    instants."""
-    try:
-        link = os.readlink("/etc/localtime")
-    except OSError:
-        link = None
-    return [os.environ.get("TZ"), link]
-
-
-def _list_issue_files(root: str) -> dict[str, list[int]] | None:
-    """``{file name: [mtime_ns, size, inode]}`` of the ``*.md`` files in the
-    workspace's issues directory; None when the directory is missing."""
-    directory = os.path.join(root, ".alice", "issues")
-    out: dict[str, list[int]] = {}
-    try:
-        entries = os.scandir(directory)
-    except FileNotFoundError:
-        return None
-    with entries:
-        for entry in entries:
-            name = entry.name
-            if name[-3:].lower() != ".md" or name[0] == ".":
-                continue
-            try:
-                st = entry.stat()
-            except FileNotFoundError:
-                continue
-            out[name] = [st.st_mtime_ns, st.st_size, st.st_ino]
-    return out
-
-
 def scan(*, now: datetime, dry_run: bool = False,
          reader: Callable[[Any], Any] | None = None,
          launch: Callable[[str], int] | None = None,
          workspaces: list | None = None,
          capacity: int | None = None,
-         use_cache: bool = True) -> dict:
+         use_cache: bool = True, lock_held: bool = False, cache: dict | None = None) -> dict:
     """Scan every registered workspace once; returns the scan report.
 
     ``reader(ws)`` reads a workspace's issues (default
     :func:`openalice.issues.read_issues`); ``launch(task_id) -> pid`` starts
     the supervisor (default :func:`openalice.runs.supervisor.launch`).
     ``dry_run`` computes the same report without writing or launching
-    anything.
+    anything.  ``lock_held``: the caller holds the scan lock already
+    (:func:`openalice.schedule.fastpath.take_lock`); ``cache``: the scan cache
+    it already loaded.
     """
-    now = _floor_ms(now.astimezone(_UTC))
-    if dry_run:
-        return _Scanner(now, dry_run=True, reader=reader, launch=launch, workspaces=workspaces,
-                        capacity=capacity, use_cache=use_cache).run()
+    now = floor_ms(now.astimezone(_UTC))
+    if dry_run or lock_held:
+        return _Scanner(now, dry_run=dry_run, reader=reader, launch=launch, workspaces=workspaces,
+                        capacity=capacity, use_cache=use_cache, cache=cache).run()
     from openalice.core import locks
     from openalice.core.errors import Busy
 
@@ -143,14 +115,14 @@ def scan(*, now: datetime, dry_run: bool = False,
         return busy_result(now)
     try:
         return _Scanner(now, dry_run=False, reader=reader, launch=launch, workspaces=workspaces,
-                        capacity=capacity, use_cache=use_cache).run()
+                        capacity=capacity, use_cache=use_cache, cache=cache).run()
     finally:
         lock.release()
 
 
 class _Scanner:
     def __init__(self, now: datetime, *, dry_run: bool, reader, launch, workspaces, capacity,
-                 use_cache: bool) -> None:
+                 use_cache: bool, cache: dict | None = None) -> None:
         self.now = now
         self.now_iso = _iso(now)
         self.now_ms = _ms(now)
@@ -168,6 +140,7 @@ class _Scanner:
         self.ws_report: list[dict] = []
         self.cache_changed = False
         self.cache: dict = {}
+        self._preloaded = cache
         self.planned_live: int | None = None  # dry-run capacity bookkeeping
 
     # -- cache ---------------------------------------------------------------
@@ -175,45 +148,46 @@ class _Scanner:
     def _load_cache(self) -> dict:
         if not self.use_cache:
             return {}
-        from openalice.core import fs
-        from openalice.core.errors import AliceError
+        if self._preloaded is not None:
+            return self._preloaded
+        from .fastpath import load_cache
 
-        try:
-            data = fs.read_json(cache_path(), missing=None)
-        except AliceError:
-            return {}  # derived data: a damaged cache is rebuilt, never trusted
-        if (not isinstance(data, dict) or data.get("version") != CACHE_VERSION
-                or data.get("environment") != _environment_key()
-                or not isinstance(data.get("workspaces"), dict)):
-            return {}
-        return data
+        return load_cache()
 
     def _save_cache(self, previous: dict) -> None:
         if self.dry_run or not self.use_cache:
             return
-        if not self.cache_changed and previous.get("workspaces") == self.cache["workspaces"]:
+        if (not self.cache_changed and previous.get("workspaces") == self.cache["workspaces"]
+                and all(previous.get(k) == self.cache[k] for k in ("registry", "order"))):
             return
         from openalice.core import fs
+
+        from .fastpath import dump_cache
 
         self.cache["lastScanAt"] = self.now_iso
         self.cache["lastScanMs"] = self.now_ms
         # Not fsynced: it is derived data, and a lost write only costs a full scan.
-        fs.atomic_write_json(cache_path(), self.cache, indent=None, durable=False)
+        fs.atomic_write_bytes(cache_path(), dump_cache(self.cache), mode=0o600, durable=False)
 
     # -- main loop -----------------------------------------------------------
 
     def run(self) -> dict:
         previous = self._load_cache()
-        self.cache = {"version": CACHE_VERSION, "environment": _environment_key(),
-                      "lastScanAt": previous.get("lastScanAt"),
-                      "lastScanMs": previous.get("lastScanMs"), "workspaces": {}}
-        last_scan = previous.get("lastScanMs")
-        clock_backwards = isinstance(last_scan, int) and last_scan > self.now_ms
         workspaces = self._workspaces
         if workspaces is None:
             from openalice import workspaces as registry
 
+            registry_stat = file_stat(registry_file())  # taken first: a later change shows
             workspaces = registry.list_workspaces()
+        else:
+            registry_stat = [-1, -1, -1]  # an explicit list: never matches, never trusted
+        self.cache = {"version": CACHE_VERSION, "environment": environment_key(),
+                      "lastScanAt": previous.get("lastScanAt"),
+                      "lastScanMs": previous.get("lastScanMs"),
+                      "registry": registry_stat,
+                      "order": [[ws.id, ws.path] for ws in workspaces], "workspaces": {}}
+        last_scan = previous.get("lastScanMs")
+        clock_backwards = isinstance(last_scan, int) and last_scan > self.now_ms
         cached_ws = previous.get("workspaces", {})
         for ws in workspaces:
             self._scan_workspace(ws, cached_ws.get(ws.id))
@@ -231,7 +205,7 @@ class _Scanner:
         report = {"id": ws.id, "state": "ok", "issues": 0, "scheduled": 0}
         self.ws_report.append(report)
         try:
-            files = _list_issue_files(ws.path)
+            files = list_issue_files(ws.path)
         except OSError as exc:
             report["state"] = "unreadable"
             report["error"] = f"cannot list issues: {exc.strerror}"
@@ -245,6 +219,8 @@ class _Scanner:
                 return
             if not os.path.exists(os.path.join(ws.path, ".alice", "issue.json")):
                 report["state"] = "absent"  # no issues directory: nothing scheduled
+                self.cache["workspaces"][ws.id] = {"path": ws.path, "state": "absent", "files": None,
+                                                   "issues": {}, "invalid": []}
                 return
         reuse = (cached is not None and files is not None and cached.get("path") == ws.path
                  and cached.get("files") == files and cached.get("state") == "ok")

@@ -184,7 +184,8 @@ def definition(kind: str, *, environ: Mapping[str, str] | None = None,
             "enable": [["launchctl", "load", "-w", str(path)]]}
 
 
-def _run(argv: list[str], *, input_text: str | None = None) -> "subprocess.CompletedProcess[str]":
+def _run(argv: list[str], *, input_text: str | None = None):
+    """Run a timer tool; its CompletedProcess (a missing tool is Unavailable)."""
     import subprocess
 
     try:
