@@ -29,13 +29,14 @@ from typing import Any, Callable
 
 __all__ = [
     "launch", "run_task", "main", "status_for", "output_summary",
-    "STREAM_CAP", "LINE_LIMIT", "KILL_GRACE", "SNAPSHOT_INTERVAL", "JOURNAL_TURN_LIMIT",
+    "STREAM_CAP", "LINE_LIMIT", "KILL_GRACE", "DRAIN_TIMEOUT", "SNAPSHOT_INTERVAL", "JOURNAL_TURN_LIMIT",
     "PREVIEW_CHARS", "JOURNAL_TEXT_BYTES",
 ]
 
 STREAM_CAP = 16 * 1024 * 1024        # bytes kept of each raw stream (stdout.log, stderr.log)
 LINE_LIMIT = 4 * 1024 * 1024         # one stdout line held in memory at most; the rest is skipped
 KILL_GRACE = 5.0                     # SIGTERM → SIGKILL
+DRAIN_TIMEOUT = 5.0                  # after the group is gone, wait this long for the pipes to close
 SNAPSHOT_INTERVAL = 0.25             # structured.json is rewritten at most this often while running
 JOURNAL_TURN_LIMIT = 50              # runtime.turn.* facts journalled per run
 PREVIEW_CHARS = 1000                 # output.assistantPreview
@@ -583,8 +584,13 @@ class _Run:
         # grandchild holding the pipes) ends with it.
         if procs.group_alive(proc.pid):
             procs.terminate_group(proc.pid, grace=KILL_GRACE)
-        out.join()
-        err.join()
+        # A process that left the group (setsid) may still hold the pipes:
+        # what it writes later is not part of this run.
+        for pump in (out, err):
+            pump.join(DRAIN_TIMEOUT)
+            if pump.is_alive():
+                self.note(f"{pump.name} is still held open by a process outside the agent's group; "
+                          "not waiting for it")
         self.writer.stop()
         for pump in (out, err):
             if pump.error is not None:

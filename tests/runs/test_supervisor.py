@@ -490,3 +490,28 @@ def test_an_unknown_task_is_refused_cleanly(registry, ws, capsys):
     assert "unknown task run-AAAAAAAA" in capsys.readouterr().err
     assert supervisor.main(["--help"]) == 2
     assert journal_facts() == []
+
+
+def test_a_process_that_left_the_group_cannot_hold_the_run_open(registry, ws, tmp_path, monkeypatch):
+    from openalice.core import proc as procs
+
+    tasks, _ = registry
+    monkeypatch.setattr(supervisor, "DRAIN_TIMEOUT", 0.3)
+    bindir = tmp_path / "escape-bin"
+    bindir.mkdir()
+    marker = tmp_path / "escaped.pid"
+    script = bindir / "codex"
+    script.write_text(f"""#!{os.sys.executable}
+import json, os, subprocess, sys
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True)
+open({str(marker)!r}, "w").write(str(child.pid))
+print(json.dumps({{"type": "item.completed", "item": {{"id": "i1", "type": "agent_message", "text": "bye"}}}}), flush=True)
+""")
+    script.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bindir}:/usr/bin:/bin")
+    try:
+        record = supervisor.run_task(new_task(tasks, ws, request=request_for("codex")))
+        assert record["status"] == "done"
+        assert record["output"]["assistantPreview"] == "bye"
+    finally:
+        procs.kill_group(int(marker.read_text()), 9)
