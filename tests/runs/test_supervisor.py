@@ -515,3 +515,19 @@ print(json.dumps({{"type": "item.completed", "item": {{"id": "i1", "type": "agen
         assert record["output"]["assistantPreview"] == "bye"
     finally:
         procs.kill_group(int(marker.read_text()), 9)
+
+
+def test_the_pump_splits_chunks_into_lines_and_cuts_overlong_ones(tmp_path, monkeypatch):
+    monkeypatch.setattr(supervisor, "LINE_LIMIT", 100)
+    monkeypatch.setattr(supervisor, "READ_SIZE", 7)     # lines straddle reads
+    read_fd, write_fd = os.pipe()
+    lines: list[bytes] = []
+    pump = supervisor._Pump(os.fdopen(read_fd, "rb"), tmp_path / "out.log", lines.append, "test")
+    pump.start()
+    data = b"first\n" + b"y" * 250 + b"\nsecond\n" + b"z" * 120 + b"tail without newline"
+    os.write(write_fd, data)
+    os.close(write_fd)
+    pump.join(10)
+    assert lines == [b"first\n", b"y" * 100, b"second\n", b"z" * 100]
+    assert (tmp_path / "out.log").read_bytes() == data
+    assert pump.error is None
