@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -47,6 +48,13 @@ def make_stream(path: Path) -> None:
 def main() -> int:
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 5
     base = Path(tempfile.mkdtemp(prefix="bench-supervisor-"))
+    try:
+        return run(base, rounds)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def run(base: Path, rounds: int) -> int:
     os.environ.update(OPENALICE_HOME=str(base / "home"), HARNESS_HOME=str(base / "harness"),
                       HOME=str(base / "user"), ALICE_NOW="2026-03-02T09:00:00Z")
     (base / "user").mkdir()
