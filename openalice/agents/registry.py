@@ -81,7 +81,9 @@ def _wrapper_adapter(name: str, entry: Any) -> Adapter:
     models = _field(entry, "models") or ()
     return WrapperAdapter(name, wrapper, efforts=tuple(efforts) if efforts else None,
                           models=tuple(m for m in models if isinstance(m, str)),
-                          health=bool(_field(entry, "health")), list_models=bool(_field(entry, "listModels")))
+                          health=bool(_field(entry, "health")), list_models=bool(_field(entry, "listModels")),
+                          # the catalog's `stream` extension: a wrapper may pass its engine's native stream
+                          stream=_field(entry, "stream") or "wrapper-jsonl")
 
 
 def get_adapter(name: str) -> Adapter:

@@ -23,7 +23,8 @@ class WrapperAdapter(Adapter):
     wire_preference = ()
 
     def __init__(self, name: str, wrapper: os.PathLike | str, *, efforts: tuple[str, ...] | None = None,
-                 models: tuple[str, ...] = (), health: bool = False, list_models: bool = False) -> None:
+                 models: tuple[str, ...] = (), health: bool = False, list_models: bool = False,
+                 stream: str = "wrapper-jsonl") -> None:
         path = Path(wrapper)
         if not path.is_absolute():
             raise InvalidInput(f"wrapper path of {name!r} must be absolute, not {str(wrapper)!r}",
@@ -34,7 +35,7 @@ class WrapperAdapter(Adapter):
         self.health = health
         self.list_models = list_models
         self.capabilities = Capabilities(headless=True, interactive=False, resume=True, efforts=efforts,
-                                         wires=(), stream="wrapper-jsonl", executable=str(path),
+                                         wires=(), stream=stream or "wrapper-jsonl", executable=str(path),
                                          prompt="stdin")
 
     def _build(self, *, mode, fields, access, model, effort, prompt, native_session_id, workspace, base_env,

@@ -171,7 +171,7 @@ def cmd_create(args: argparse.Namespace, ctx: Context) -> int:
     commit = access.commit(ws, [issue.path], f"issue({issue.id}): create via alice (approved)")
     data = {"issue": views.issue_json(issue, now, workspace_id=ws.id), "action": "created",
             "commit": commit}
-    ctx.emit(data, lambda d: _change_text(d, ws))
+    ctx.emit(data, lambda d: _printable(_change_text(d, ws)))
     return 0
 
 
@@ -195,7 +195,7 @@ def cmd_update(args: argparse.Namespace, ctx: Context) -> int:
         commit = access.commit(ws, [issue.path], f"issue({issue.id}): update via alice (approved)")
     data = {"issue": views.issue_json(issue, now, workspace_id=ws.id),
             "action": "updated" if changed else "unchanged", "commit": commit}
-    ctx.emit(data, lambda d: _change_text(d, ws))
+    ctx.emit(data, lambda d: _printable(_change_text(d, ws)))
     return 0
 
 
@@ -209,7 +209,7 @@ def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
     data = views.issue_json(issue, now, workspace_id=ws.id)
     data["body"] = issue.body
     data["comments"] = comments.list_comments(ws, issue.id)
-    ctx.emit(data, _show_text)
+    ctx.emit(data, lambda d: _printable(_show_text(d)))
     return 0
 
 
@@ -223,7 +223,7 @@ def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
                          code="usage")
     targets = _targets(args)
     data = board.listing(targets, ctx.now(), status=args.status)
-    _emit_bulk(ctx, data, lambda d: _list_text(d, many=args.all))
+    _emit_bulk(ctx, data, lambda d: _printable(_list_text(d, many=args.all)))
     return 0
 
 
@@ -235,7 +235,7 @@ def cmd_validate(args: argparse.Namespace, ctx: Context) -> int:
         ctx.emit(report.to_dict())
     else:
         for problem in report.problems:
-            ctx.stdout.write(f"{problem}\n")
+            ctx.stdout.write(_printable(str(problem)) + "\n")
         files = f"{report.files} issue file{'s' if report.files != 1 else ''}"
         spaces = f"{report.workspaces} workspace{'s' if report.workspaces != 1 else ''}"
         if report.ok:
@@ -251,7 +251,7 @@ def cmd_board(args: argparse.Namespace, ctx: Context) -> int:
     from openalice.issues import board
 
     data = board.board(workspaces.list_workspaces(), ctx.now())
-    _emit_bulk(ctx, data, _board_text)
+    _emit_bulk(ctx, data, lambda d: _printable(_board_text(d)))
     return 0
 
 
@@ -514,6 +514,12 @@ def _board_text(d: dict) -> str:
         out.append(f"INVALID FILES ({len(d['invalid'])})")
         out.extend(_invalid_lines(d["invalid"], True))
     return "\n".join(out)
+
+
+def _printable(text: str) -> str:
+    """Titles and prompts may hold escape sequences; a listing must not run them."""
+    import re
+    return re.sub("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]", "\ufffd", text)
 
 
 def _one_line(text: str, limit: int = 60) -> str:

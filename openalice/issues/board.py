@@ -13,8 +13,8 @@ from pathlib import Path
 from openalice.core.errors import AliceError
 
 from .declaration import PRIORITY_RANK, STATUSES
-from .reader import IssueSet, read_issues
-from .schedule import when_problem
+from .reader import IssueSet, read_frontmatter, read_issues
+from .schedule import data_when_problem, when_problem
 from .views import invalid_json, issue_json, workspace_json
 
 __all__ = ["scan", "listing", "board", "validate", "Problem", "Report"]
@@ -123,6 +123,10 @@ def validate(workspaces: list, now: datetime) -> Report:
             files += 1
             problems.extend(Problem(ws.id, item.id, item.path, e.field, e.reason)
                             for e in item.errors)
+            data = read_frontmatter(item.path)
+            problem = data_when_problem(data, now, list(item.errors)) if data else None
+            if problem is not None:
+                problems.append(Problem(ws.id, item.id, item.path, problem.field, problem.reason))
         for issue in found.issues:
             files += 1
             problem = when_problem(issue.when, now, terminal=issue.is_terminal)

@@ -32,6 +32,7 @@ __all__ = ["SIDECAR_VERSION", "MAX_COMMENT_CHARS", "COMMENT_ID_RE", "comments_pa
 SIDECAR_VERSION = 1
 MAX_COMMENT_CHARS = 64 * 1024
 COMMENT_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}\Z")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 AUTHOR_RE = re.compile(r"(?:human|@resume-\S{1,200}|ws:[^\n]{1,120})\Z")
 
 
@@ -77,6 +78,9 @@ def add_comment(ws, issue_id: str, markdown: str, *, author: str, now: datetime,
     if not isinstance(author, str) or not AUTHOR_RE.match(author):
         raise InvalidInput(f"author must be human, @resume-<id> or ws:<label> (got {author!r})",
                            field="author", code="invalid_comment")
+    if _SURROGATE.search(markdown) or _SURROGATE.search(author):
+        raise InvalidInput("comment is not valid UTF-8 text (check the terminal's or file's "
+                           "encoding)", file=path, field="markdown", code="invalid_comment")
     if comment_id is None:
         comment_id = new_comment_id()
     elif not COMMENT_ID_RE.match(comment_id):

@@ -79,7 +79,7 @@ class InvalidIssue:
 
     id: str
     path: Path
-    errors: tuple[FieldError, ...]
+    errors: list[FieldError]
 
     @property
     def message(self) -> str:

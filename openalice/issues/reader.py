@@ -26,7 +26,7 @@ from .declaration import (MAX_BYTES, FieldError, Issue, InvalidIssue, declare, i
 
 __all__ = [
     "LEGACY_FILE_MESSAGE", "IssueSet", "issues_dir", "issue_path", "find_issue_file",
-    "read_issues", "read_issue_file", "read_document", "load_issue",
+    "read_issues", "read_issue_file", "read_document", "read_frontmatter", "load_issue",
 ]
 
 LEGACY_FILE_MESSAGE = ("`.alice/issue.json` is retired: split each issue into its own "
@@ -159,9 +159,9 @@ def read_issues(ws) -> IssueSet:
         if isinstance(result, Issue):
             if result.telegram_connector:
                 if telegram_owner is not None:
-                    invalid.append(InvalidIssue(result.id, result.path, (FieldError(
+                    invalid.append(InvalidIssue(result.id, result.path, [FieldError(
                         "telegramConnector", f"only one issue per workspace may set it; "
-                                             f"`{telegram_owner}` already does"),)))
+                                             f"`{telegram_owner}` already does")]))
                     continue
                 telegram_owner = result.id
             issues.append(result)
@@ -177,7 +177,7 @@ def read_issue_file(path: Path, issue_id: str, *,
     if data is None:
         return None
     if isinstance(data, FieldError):
-        return InvalidIssue(issue_id, path, (data,))
+        return InvalidIssue(issue_id, path, [data])
     errors: list[FieldError] = []
     if not is_valid_id(issue_id):
         errors.append(FieldError("id", f"file name `{_clip(path.name)}` gives the id "
@@ -187,11 +187,11 @@ def read_issue_file(path: Path, issue_id: str, *,
     doc = _parse(data)
     if isinstance(doc, FieldError):
         errors.append(doc)
-        return InvalidIssue(issue_id, path, tuple(errors))
+        return InvalidIssue(issue_id, path, errors)
     issue, problems = declare(doc.data, doc.body, issue_id=issue_id, path=path,
                               workspace_id=workspace_id)
     if problems or errors:
-        return InvalidIssue(issue_id, path, tuple(errors + problems))
+        return InvalidIssue(issue_id, path, errors + problems)
     return issue
 
 
@@ -209,6 +209,15 @@ def read_document(path: Path) -> "frontmatter.Document":
     return doc
 
 
+def read_frontmatter(path: Path) -> dict | None:
+    """The frontmatter mapping of a file, or None if it cannot be read or parsed."""
+    data = _read_bytes(path)
+    if not isinstance(data, bytes):
+        return None
+    doc = _parse(data)
+    return None if isinstance(doc, FieldError) else doc.data
+
+
 def load_issue(ws, issue_id: str) -> Issue:
     """One issue by id: NotFound (exit 2) if there is none, InvalidInput with
     the file and the first bad field (all reasons in ``details["errors"]``)."""
@@ -217,7 +226,9 @@ def load_issue(ws, issue_id: str) -> Issue:
     if result is None:
         raise NotFound(f"no issue `{issue_id}`", file=path, code="unknown_issue")
     if isinstance(result, InvalidIssue):
-        raise InvalidInput(result.message, file=path, field=result.errors[0].field,
+        first, rest = result.errors[0], result.errors[1:]
+        raise InvalidInput("; ".join([first.reason] + [str(e) for e in rest]), file=path,
+                           field=first.field,
                            code="invalid_issue",
                            details={"errors": [e.to_dict() for e in result.errors]})
     return result

@@ -15,7 +15,7 @@ from openalice.core.errors import InvalidInput
 
 from .declaration import FieldError, Issue
 
-__all__ = ["when_problem", "schedule_problem", "schedule_summary"]
+__all__ = ["when_problem", "data_when_problem", "schedule_problem", "schedule_summary"]
 
 
 def when_problem(when: dict | None, now: datetime | None, *,
@@ -67,6 +67,21 @@ def when_problem(when: dict | None, now: datetime | None, *,
             return FieldError("when.at", f"can never fire: at is in the past ({when.get('at')})")
         return None
     return FieldError("when.kind", "must be at, every or cron")
+
+
+def data_when_problem(data: dict, now: datetime | None,
+                      known: list[FieldError] = ()) -> FieldError | None:
+    """:func:`when_problem` for raw frontmatter that may be invalid otherwise,
+    so a file's every problem is reported at once; None when ``when`` is not
+    a mapping or its field already has an error in ``known``."""
+    when = data.get("when")
+    if not isinstance(when, dict):
+        return None
+    from .declaration import TERMINAL_STATUSES
+    problem = when_problem(when, now, terminal=data.get("status") in TERMINAL_STATUSES)
+    if problem is None or any(e.field.startswith("when") for e in known):
+        return None
+    return problem
 
 
 def schedule_problem(issue_or_when: Issue | dict | None, now: datetime | None) -> str | None:

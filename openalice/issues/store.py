@@ -13,6 +13,7 @@ only keep the file readable, since the ``at`` they follow is past by then.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -24,7 +25,7 @@ from .declaration import (KNOWN_FIELDS, MAX_BYTES, RESUME_ASSIGNEE_RE, RUNTIME_F
                           FieldError, Issue, alias_problem, declare, id_problem, slug_of)
 from .reader import LEGACY_FILE_MESSAGE, _contained_dir, _read_bytes, _root, find_issue_file
 from .reader import issues_dir as _issues_dir
-from .schedule import when_problem
+from .schedule import data_when_problem
 
 __all__ = ["WRITABLE_FIELDS", "FIELD_ORDER", "create", "update", "claim_new_then_resume",
            "mark_done", "normalize_field_name"]
@@ -34,6 +35,8 @@ FIELD_ORDER = ("title", "status", "priority", "assignee", "when", "agent", "cred
                "credentialSource", "model", "effort", "timeout", "commentPrompt",
                "telegramConnector")
 WRITABLE_FIELDS = frozenset(FIELD_ORDER)
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_NOT_UTF8 = "is not valid UTF-8 text (check the terminal's or file's encoding)"
 _WHEN_KEYS = frozenset({"kind", "at", "every", "cron", "timezone", "catchUp"})
 _FIELD_ALIASES = {name.lower(): name for name in KNOWN_FIELDS}
 _FIELD_ALIASES.update({"credential-source": "credentialSource", "comment-prompt": "commentPrompt",
@@ -65,7 +68,7 @@ def create(ws, fields: dict, body: str = "", *, issue_id: str | None = None,
     problem = id_problem(issue_id)
     if problem:
         raise InvalidInput(problem, file=_issues_dir(ws), field="id", code="bad_id")
-    directory = _writable_dir(ws)
+    directory = _contained_dir(ws)
     path = directory / f"{issue_id}.md"
 
     errors: list[FieldError] = []
@@ -85,8 +88,11 @@ def create(ws, fields: dict, body: str = "", *, issue_id: str | None = None,
         data["priority"] = "none"
     data = {key: data[key] for key in FIELD_ORDER if key in data}
     _input_checks(fields, errors)
+    if any(e.reason == _NOT_UTF8 for e in errors):
+        raise _refusal(path, errors)
     text = frontmatter.compose(data, _clean_body(body, path))
     issue = _judge(text, issue_id, path, ws, now, errors)
+    _writable_dir(ws)
     with fs.locked_file(path):
         if os.path.lexists(path) or _exists_any_case(directory, issue_id):
             raise Conflict(f"issue `{issue_id}` already exists", file=path, field="id",
@@ -112,7 +118,6 @@ def update(ws, issue_id: str, changes: dict, *, unset=(), body: str | None = Non
     """
     _check_keys(changes)
     path = find_issue_file(ws, issue_id)
-    _contained_dir(ws)
     with fs.locked_file(path):
         raw = _read_bytes(path)
         if raw is None:
@@ -209,10 +214,16 @@ def _check_keys(fields: dict) -> None:
 
 
 def _input_checks(fields: dict, errors: list[FieldError]) -> None:
-    """What only a writer refuses: the read-only assignee aliases."""
+    """What only a writer refuses: the read-only assignee aliases, and text
+    that is not UTF-8 (a command line decoded with surrogate escapes)."""
     problem = alias_problem(fields.get("assignee"))
     if problem:
         errors.append(FieldError("assignee", problem))
+    for key, value in fields.items():
+        values = value.items() if isinstance(value, dict) else ((None, value),)
+        for sub, item in values:
+            if isinstance(item, str) and _SURROGATE.search(item):
+                errors.append(FieldError(f"{key}.{sub}" if sub else key, _NOT_UTF8))
 
 
 def _merge(data: dict, changes: dict, unset, errors: list[FieldError]) -> tuple[dict, set]:
@@ -301,6 +312,8 @@ def _fold_legacy(doc: frontmatter.Document) -> str:
 def _clean_body(body: object, path: Path) -> str:
     if not isinstance(body, str):
         raise InvalidInput("body must be text", file=path, field="body", code="invalid_issue")
+    if _SURROGATE.search(body):
+        raise InvalidInput(_NOT_UTF8, file=path, field="body", code="invalid_issue")
     if "\x00" in body:
         raise InvalidInput("body contains a NUL character", file=path, field="body",
                            code="invalid_issue")
@@ -320,18 +333,19 @@ def _judge(text: str, issue_id: str, path: Path, ws, now: datetime,
     issue, problems = declare(doc.data, doc.body, issue_id=issue_id, path=path,
                               workspace_id=getattr(ws, "id", None))
     errors.extend(p for p in problems if p not in errors)
-    if issue is not None:
-        problem = when_problem(issue.when, now, terminal=issue.is_terminal)
-        if problem is not None:
-            errors.append(problem)
+    problem = data_when_problem(doc.data, now, errors)
+    if problem is not None:
+        errors.append(problem)
     if errors:
         raise _refusal(path, errors)
     return issue
 
 
 def _refusal(path: Path, errors: list[FieldError]) -> InvalidInput:
+    # The location names the first field, so its reason goes bare: "file:f1: r1; f2: r2".
     unique = list(dict.fromkeys(errors))
-    return InvalidInput("; ".join(str(e) for e in unique), file=path, field=unique[0].field,
+    message = "; ".join([unique[0].reason] + [str(e) for e in unique[1:]])
+    return InvalidInput(message, file=path, field=unique[0].field,
                         code="invalid_issue",
                         details={"errors": [e.to_dict() for e in unique]})
 

@@ -787,7 +787,10 @@ def run_task(task_id: str, *, handle_signals: bool = False) -> dict:
     SIGHUP stop the agent's group and end the run ``interrupted``.
     """
     global _current
+    from openalice.runs import tasks
+
     _check_task_id(task_id)
+    tasks.load_task(task_id)  # NotFound (exit 2) before anything else happens
     run = _Run(task_id)
     previous: dict = {}
     if handle_signals:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 
 import pytest
@@ -227,6 +228,17 @@ def test_hostile_files_on_disk(alice, workspace, tmp_path):
     assert "SECRET" not in r.stdout
     v = alice("issue", "validate")
     assert v.returncode == 2 and v.stdout.count("\n") == 6 and "Traceback" not in v.stderr
+    fields = {"anchors": "frontmatter", "big": "file", "bin": "frontmatter", "deep": "frontmatter",
+              "dup": "frontmatter", "link": "file"}
+    before = snapshot(d)
+    for issue_id, field in fields.items():
+        assert f"{d / issue_id}.md:{field}: " in v.stdout
+        for verb in (["show", issue_id], ["update", issue_id, "--status", "done"]):
+            r = alice("issue", *verb, "--json")
+            assert r.returncode == 2, (verb, r)
+            error = r.json()["error"]
+            assert error["file"] == f"{d / issue_id}.md" and error["field"] == field, (verb, error)
+    assert snapshot(d) == before and secret.read_text() == "---\ntitle: SECRET TITLE\n---\n"
 
 
 def test_validate_is_a_ci_step(alice, workspace):
@@ -373,6 +385,7 @@ def _run_on_a_tty(argv, cwd, env):
         os.close(master)
 
 
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_approved_cross_workspace_edit_is_committed_there(cli, two):
     home, other = two
     env = {**cli.env, **GIT_ENV}
@@ -422,3 +435,39 @@ def test_help_lists_every_verb(cli):
         assert verb in r.stdout
     r = cli("alice", "issue", "create", "--help")
     assert "--every" in r.stdout and "--native-credential" in r.stdout and "examples:" in r.stdout
+
+
+def test_validate_reports_every_problem_of_an_invalid_file(alice, workspace):
+    path = issues_dir(workspace) / "broken.md"
+    path.write_text("---\ntitle: Broken\nassignee: '@human'\nwhen: {kind: every, every: soon}\n"
+                    "timeout: 20m\n---\n")
+    r = alice("issue", "validate")
+    assert r.returncode == 2
+    assert [line.split(":")[1] for line in r.stdout.splitlines()] == [
+        "timeout", "assignee", "when.every"]
+    r = alice("issue", "update", "broken", "--timeout", "30m")
+    assert r.returncode == 2
+    assert r.stderr.startswith(f"alice: error: {path}:assignee: `@human` cannot run a schedule")
+    assert "; when.every: can never fire" in r.stderr
+    fixed = alice("issue", "update", "broken", "--timeout", "30m", "--assignee", "@new-each-run",
+                  "--every", "1h")
+    assert fixed.returncode == 0, fixed
+    assert alice("issue", "validate").returncode == 0
+
+
+def test_non_utf8_arguments_and_escape_sequences(alice, workspace):
+    # "\udcff" reaches the child as the raw byte 0xff (surrogateescape)
+    for args, field in ((["create", "--title", "\udcff bad"], "title"),
+                        (["create", "--title", "T", "--model", "\udcff"], "model"),
+                        (["create", "--title", "T", "--body", "\udcff"], "body")):
+        r = alice("issue", *args)
+        assert r.returncode == 2 and f":{field}: " in r.stderr and "not valid UTF-8" in r.stderr, r
+    assert snapshot(issues_dir(workspace)) == {}
+    alice("issue", "create", "--title", "Plain")
+    r = alice("issue", "comment", "plain", "--body", "\udcff")
+    assert r.returncode == 2 and "not valid UTF-8" in r.stderr
+    assert alice("issue", "create", "--title", "esc\x1b[31mred", "--id", "esc").returncode == 0
+    for verb in (["list"], ["board"], ["show", "esc"]):
+        out = alice("issue", *verb).stdout
+        assert "\x1b" not in out and "esc\ufffd[31mred" in out, verb
+    assert "\x1b" in alice("issue", "show", "esc", "--json").json()["title"]

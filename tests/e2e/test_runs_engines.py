@@ -276,3 +276,80 @@ def test_a_vault_secret_stays_in_the_child_environment(cli, workspace, engines, 
             if p.is_file() and "vault" not in p.relative_to(root).parts and needle in p.read_bytes()]
     assert hits == []
     assert CANARY not in json.dumps(engines.calls())
+
+
+WRAPPER = r'''#!{python}
+import json, os, sys
+args = sys.argv[1:]
+if "--model" not in args:
+    sys.exit(2)
+resume = args[args.index("--resume") + 1] if "--resume" in args else None
+prompt = sys.stdin.read()
+with open({log!r}, "a") as fh:
+    fh.write(json.dumps({{"argv": args, "prompt": prompt, "run": os.environ.get("ALICE_RUN_ID")}}) + "\n")
+print(json.dumps({{"type": "session", "id": resume or "wrap-" + os.environ["ALICE_RUN_ID"]}}))
+print(json.dumps({{"type": "tool", "id": "t1", "name": "grep", "status": "running", "input": {{"q": "x"}}}}))
+print(json.dumps({{"type": "tool", "id": "t1", "status": "completed", "output": "3 hits"}}))
+print("plain line from the engine")
+print(json.dumps({{"type": "text", "text": ("resumed " + resume) if resume else "fresh turn"}}))
+'''
+
+
+def write_catalog(tmp_path: Path, entries: list[dict]) -> Path:
+    catalog = tmp_path / "catalog" / "adapters.json"
+    catalog.parent.mkdir(exist_ok=True)
+    catalog.write_text(json.dumps({"version": "adapters/v1", "adapters": entries}))
+    return catalog
+
+
+def test_a_wrapper_engine_from_the_catalog_runs_and_resumes(cli, workspace, engines, tmp_path):
+    log = tmp_path / "wrapper-calls.jsonl"
+    wrapper = tmp_path / "catalog" / "my-engine"
+    wrapper.parent.mkdir()
+    wrapper.write_text(WRAPPER.format(python=sys.executable, log=str(log)))
+    wrapper.chmod(0o755)
+    catalog = write_catalog(tmp_path, [{"id": "my-engine", "kind": "cli", "wrapper": "my-engine",
+                                        "models": ["m-1"]}])
+    extra = {"HARNESS_CATALOG": str(catalog)}
+    result = cli("alice", "issue", "create", "--title", "Wrapped", "--id", "daily", "--body", PROMPT,
+                 "--every", "1m", "--agent", "my-engine", "--model", "m-1", "--effort", "low",
+                 cwd=workspace, env={"ALICE_NOW": CREATED, **extra})
+    assert result.returncode == 0, result
+
+    [fired] = scan(cli, engines, T0, **extra)
+    first = wait_run(cli, fired["taskId"])
+    [fired2] = scan(cli, engines, T1, **extra)
+    second = wait_run(cli, fired2["taskId"])
+
+    assert first["task"]["status"] == "done", first
+    assert first["structured"]["assistantText"] == "plain line from the engine\n\nfresh turn"
+    assert first["task"]["output"]["toolCalls"] == 1
+    native = "wrap-" + fired["taskId"]
+    assert first["task"]["agentSessionId"] == native
+    assert second["task"]["status"] == "done", second
+    assert second["structured"]["assistantText"].endswith("resumed " + native)
+    calls = [json.loads(line) for line in log.read_text().splitlines()]
+    assert calls[0]["argv"] == ["--model", "m-1", "--effort", "low"]
+    assert calls[1]["argv"] == ["--model", "m-1", "--effort", "low", "--resume", native]
+    assert calls[0]["prompt"] == PROMPT and calls[0]["run"] == fired["taskId"]
+
+
+def test_a_wrapper_passing_a_native_stream_is_read_in_that_format(cli, workspace, engines, tmp_path):
+    """The catalog's `stream` extension: a wrapper that execs claude passes stream-json through."""
+    wrapper = tmp_path / "catalog" / "claude-wrap"
+    wrapper.parent.mkdir()
+    wrapper.write_text(f"#!/bin/sh\nexec claude -p --output-format stream-json --verbose "
+                       f"--dangerously-skip-permissions -- \"$(cat)\"\n")
+    wrapper.chmod(0o755)
+    catalog = write_catalog(tmp_path, [{"id": "claude-wrap", "kind": "cli", "wrapper": "claude-wrap",
+                                        "models": ["sonnet"], "stream": "claude-stream-json"}])
+    extra = {"HARNESS_CATALOG": str(catalog)}
+    result = cli("alice", "issue", "create", "--title", "Wrapped", "--id", "daily", "--body", PROMPT,
+                 "--every", "1m", "--agent", "claude-wrap", "--model", "sonnet",
+                 cwd=workspace, env={"ALICE_NOW": CREATED, **extra})
+    assert result.returncode == 0, result
+    [fired] = scan(cli, engines, T0, **extra)
+    run = wait_run(cli, fired["taskId"])
+    assert run["task"]["status"] == "done", run
+    assert run["structured"]["assistantText"] == engines.expected_text("claude")
+    assert run["task"]["agentSessionId"] == engines.recorded_session("claude")

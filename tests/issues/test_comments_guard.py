@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import threading
 
@@ -171,6 +172,7 @@ def git(root, *args):
                           check=True, env={**os.environ, **GIT_ENV}).stdout
 
 
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_git_commit_takes_only_the_issue_files(tmp_path, monkeypatch):
     for key, value in GIT_ENV.items():
         monkeypatch.setenv(key, value)

@@ -365,3 +365,24 @@ def test_claim_after_the_at_has_passed(ws):
     assert (issue.status, issue.assignee) == ("done", "@resume-x")
     assert mark_done(ws, "once") is False
     assert mark_done(ws, "missing") is False
+
+
+def test_refusal_lists_every_problem_once_including_the_schedule(ws):
+    with pytest.raises(InvalidInput) as err:
+        create(ws, {"title": "T", "assignee": "@human", "timeout": "20m",
+                    "when": {"kind": "every", "every": "soon"}}, now=NOW)
+    fields = [e["field"] for e in err.value.details["errors"]]
+    assert fields == ["timeout", "assignee", "when.every"]
+    text = str(err.value)
+    assert text.startswith(f"{err.value.file}:timeout: must be one of")
+    assert "; assignee: `@human` cannot run a schedule" in text and "timeout: timeout" not in text
+    assert "; when.every: can never fire" in text
+
+
+def test_a_refused_create_leaves_an_absent_workspace_absent(tmp_path):
+    from .conftest import make_ws
+    ws = make_ws(tmp_path / "fresh")
+    os.rmdir(ws.root / ".alice" / "issues")
+    with pytest.raises(InvalidInput):
+        create(ws, {"title": "T", "timeout": "2m"}, now=NOW)
+    assert not (ws.root / ".alice" / "issues").exists()

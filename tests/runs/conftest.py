@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,30 +12,11 @@ from .standins import StandIns, fixtures_dir
 NOW = "2026-03-02T09:00:00Z"
 
 
-def _real_registry():
-    try:
-        from openalice.runs import admission, tasks
-    except ImportError:
-        return None
-    return tasks, admission
-
-
 @pytest.fixture
-def registry(monkeypatch):
-    """``(tasks, admission)``: the scheduling capability's modules, or the test stub."""
-    real = _real_registry()
-    if real is not None:
-        return real
-    from . import registry_stub
+def registry():
+    """``(tasks, admission)``: the task registry and admission of the scheduling capability."""
+    from openalice.runs import admission, tasks
 
-    tasks, admission = registry_stub.modules()
-    import openalice.runs as runs_pkg
-
-    monkeypatch.setitem(sys.modules, "openalice.runs.tasks", tasks)
-    monkeypatch.setitem(sys.modules, "openalice.runs.admission", admission)
-    monkeypatch.setattr(runs_pkg, "tasks", tasks, raising=False)
-    monkeypatch.setattr(runs_pkg, "admission", admission, raising=False)
-    registry_stub.RELEASED.clear()
     return tasks, admission
 
 

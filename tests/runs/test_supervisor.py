@@ -262,13 +262,12 @@ def test_unexecutable_file_is_spawn_failed(registry, ws, tmp_path, monkeypatch):
     (bindir / "codex").write_text("not a program\n")
     (bindir / "codex").chmod(0o644)
     monkeypatch.setenv("PATH", str(bindir))
-    if os.geteuid() == 0:
-        # root may exec anything with an x bit; without one even root gets EACCES.
-        pass
+    # No execute bit at all: EACCES, even for root.
     record = supervisor.run_task(new_task(tasks, ws, request=request_for("codex")))
     assert record["status"] == "failed"
-    assert record["launchErrorCode"] in ("spawn_failed", "executable_not_found")
-    assert record["processStarted"] is False
+    assert record["launchErrorCode"] == "spawn_failed"
+    assert record["processStarted"] is False and record["exitCode"] == -1
+    assert "Permission denied" in record["error"]
 
 
 def test_an_unresolvable_runtime_fails_before_anything_starts(registry, ws, standins):
@@ -462,3 +461,32 @@ def test_a_vault_secret_reaches_only_the_child_environment(engine, registry, ws,
     assert _tree_contains(home, needle, skip=(vault,)) == []     # task record, logs, structured, journal
     assert _tree_contains(ws.root, needle) == []
     assert CANARY not in json.dumps(tasks.load_task(task_id))
+
+
+def test_an_admitted_run_releases_its_live_marker(registry, ws, standins):
+    from openalice.core import clock
+
+    tasks, admission = registry
+    issue = {"id": "daily-report", "title": "Daily report", "assignee": "@new-each-run", "agent": "codex",
+             "model": "fake-model", "what": PROMPT, "timeout_seconds": 900}
+    record = admission.admit(ws, issue, fire="run-now", now=clock.now())
+    assert [m["taskId"] for m in admission.live_runs()] == [record["taskId"]]
+    assert record["timeoutMs"] == 900_000
+
+    final = supervisor.run_task(record["taskId"])
+
+    assert final["status"] == "done" and final["displayName"] == "Daily report"
+    assert admission.live_runs() == []
+    # A second run of the same issue is admitted again now.
+    assert admission.admit(ws, issue, fire="run-now", now=clock.now())["taskId"] != record["taskId"]
+
+
+def test_an_unknown_task_is_refused_cleanly(registry, ws, capsys):
+    from openalice.core.errors import NotFound
+
+    with pytest.raises(NotFound):
+        supervisor.run_task("run-AAAAAAAA")
+    assert supervisor.main(["run-AAAAAAAA"]) == 2
+    assert "unknown task run-AAAAAAAA" in capsys.readouterr().err
+    assert supervisor.main(["--help"]) == 2
+    assert journal_facts() == []

@@ -287,6 +287,9 @@ def test_session_born_is_journalled_once_after_the_write(ws, monkeypatch):
 
     fake.record = record
     monkeypatch.setitem(sys.modules, "openalice.journal", fake)
+    # Once the real journal was imported, `from openalice import journal` reads the package attribute.
+    import openalice
+    monkeypatch.setattr(openalice, "journal", fake, raising=False)
     b = sessions.create_session(ws, agent="codex", model="gpt-5.5", now=NOW)
     assert recorded == [("session.born", {"resumeId": b.resume_id, "agent": "codex", "credentialSource": "native",
                                           "workspaceId": ws.id, "model": "gpt-5.5"})]
