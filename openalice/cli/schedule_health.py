@@ -96,6 +96,8 @@ def cmd_next(args, ctx: Context) -> int:
             lines.append(f"status {d['status']}: it no longer fires")
         if d["due"]:
             lines.append(f"due now: slot {d['due']['slot']} (missed {d['due']['missed']})")
+        if d.get("clockBackwards"):
+            lines.append("note: the clock is before this issue's last fire or scan; nothing fires now")
         for item in d["instants"]:
             mark = f"  [DST: {item['dst']}]" if item.get("dst") else ""
             lines.append(f"  {item['utc']}  {item['local']}{mark}")

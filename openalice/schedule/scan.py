@@ -192,12 +192,22 @@ class _Scanner:
         for ws in workspaces:
             self._scan_workspace(ws, cached_ws.get(ws.id))
         self._save_cache(previous)
+        if self.cache_changed and not self.dry_run:
+            self._sweep_temp_files()
         report = {"status": "ok", "now": self.now_iso, "dryRun": self.dry_run,
                   "fired": self.fired, "skipped": self.skipped, "repaired": self.repaired,
                   "invalid": self.invalid, "workspaces": self.ws_report}
         if clock_backwards:
             report["clockBackwards"] = True
         return report
+
+    def _sweep_temp_files(self) -> None:
+        """Temp files of writers that died mid-write (cursors, markers)."""
+        from openalice.core import fs, paths
+
+        for directory in (paths.state_dir() / "schedule", paths.state_dir() / "runs" / "live"):
+            if directory.is_dir():
+                fs.sweep_temp_files(directory, recursive=True)
 
     # -- one workspace -------------------------------------------------------
 

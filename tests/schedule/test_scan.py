@@ -485,3 +485,29 @@ def test_cursors_of_odd_issue_ids_are_kept_and_pruned_like_others(sched):
         p.unlink()
     sched.scan("2026-01-01T10:01:00Z")
     assert cursors.cursor_issue_ids(ws.id) == []
+
+
+def test_a_missing_resume_owner_is_skipped_and_reported_blocked(sched):
+    from openalice.schedule.health import health_report
+
+    ws = sched.workspace()
+    write_issue(ws.path, "poll", when=every("30m"), assignee="@resume-quiet-oak-otter-abc123")
+    report = sched.scan("2026-01-01T10:00:00Z")
+    assert reasons(report) == {("poll", "owner_missing")}
+    assert sched.cursor(ws, "poll") is None and sched.tasks(ws, "poll") == []
+    health = health_report(now=T("2026-01-01T10:00:00Z"), reader=sched.reader)["issues"][0]
+    assert (health["state"], health["ownerState"]) == ("blocked", "missing")
+
+
+def test_stale_temp_files_are_swept(sched):
+    from openalice.core import paths
+
+    ws = sched.workspace()
+    write_issue(ws.path, "poll", when=every("30m"))
+    sched.scan("2026-01-01T10:00:00Z")
+    stale = paths.state_dir() / "schedule" / "cursors" / ws.id / ".tmp-poll.json.x1"
+    stale.write_text("half")
+    os.utime(stale, (1, 1))
+    write_issue(ws.path, "other", when=every("30m"))  # something changes: a full scan
+    sched.scan("2026-01-01T10:01:00Z")
+    assert not stale.exists()
