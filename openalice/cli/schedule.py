@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from ._run import Tool, run
 
 HELP = """\
@@ -11,23 +13,58 @@ Scan registered workspaces for due scheduled issues and run them headless.
 A system timer (cron, systemd, launchd) runs 'alice-schedule scan' every minute.
 
 commands:
-  (the scheduling verbs arrive with the scheduling capability)
+  scan            run every due scheduled issue once (busy lock = exit 0, status busy)
+  run-now         start an extra run of a scheduled issue (the schedule is untouched)
+  retry-now       retry an issue whose latest run failed or was interrupted
+  runs            list runs, newest first
+  run             show one run (record and structured output); --wait for it to end
+  health          automation health of every scheduled issue
+  next            the next fire times of an issue, in UTC and in its zone
+  install-timer   print (or --write) a cron, systemd or launchd timer for scan
 
 options (every command):
   --json       print exactly one JSON document on stdout
-  -h, --help   show help
+  -h, --help   show help (also after a command: 'alice-schedule scan --help')
   --version    print the version
+
+examples:
+  alice-schedule scan --dry-run
+  alice-schedule run-now daily-report --workspace notes
+  alice-schedule runs --issue notes/daily-report --limit 5
+  alice-schedule install-timer --systemd --write
 
 exit codes: 0 ok, 1 operational failure, 2 usage or invalid input,
             3 unavailable or busy, 4 forbidden
-environment: OPENALICE_HOME (state, default ~/.openalice), ALICE_NOW (frozen clock)
+environment: OPENALICE_HOME (state, default ~/.openalice), ALICE_NOW (frozen
+             clock, ISO 8601), NO_COLOR, OPENALICE_DEBUG (tracebacks)
 """
 
-TOOL = Tool(name="alice-schedule", help=HELP, verbs={})
+TOOL = Tool(
+    name="alice-schedule",
+    help=HELP,
+    verbs={
+        "scan": "openalice.cli.schedule_scan",
+        "run-now": "openalice.cli.schedule_runs",
+        "retry-now": "openalice.cli.schedule_runs",
+        "runs": "openalice.cli.schedule_runs",
+        "run": "openalice.cli.schedule_runs",
+        "health": "openalice.cli.schedule_health",
+        "next": "openalice.cli.schedule_health",
+        "install-timer": "openalice.cli.schedule_timer",
+    },
+)
 
 
 def main(argv: list[str] | None = None) -> int:
-    return run(TOOL, argv)
+    args = sys.argv[1:] if argv is None else list(argv)
+    if args and args[0] == "scan":
+        # The timer runs this every minute: plain flags skip argparse entirely.
+        from .schedule_scan import fast_scan
+
+        code = fast_scan(args[1:])
+        if code is not None:
+            return code
+    return run(TOOL, args)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,107 @@
+"""``alice-schedule health`` and ``alice-schedule next ISSUE``."""
+
+from __future__ import annotations
+
+import argparse
+
+from ._dispatch import Context, add_verb
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if not 1 <= value <= 1000:
+        raise argparse.ArgumentTypeError("must be 1-1000")
+    return value
+
+
+def register(sub, common) -> None:
+    p = add_verb(sub, "health", cmd_health, common=common,
+                 help="automation health of every scheduled issue",
+                 description="Health of each scheduled issue, computed now from its schedule, "
+                             "cursor, runs and owner (never stored): inactive, running, blocked, "
+                             "interrupted, failed, due, healthy, not_started.",
+                 examples="  alice-schedule health\n  alice-schedule health --workspace notes --json")
+    p.add_argument("--workspace", metavar="PATH|ID", help="only this workspace")
+    p.add_argument("--now", metavar="ISO", help="evaluate at this instant (also ALICE_NOW)")
+
+    p = add_verb(sub, "next", cmd_next, common=common,
+                 help="the next fire times of an issue, in UTC and in its zone",
+                 description="Upcoming fire instants of a scheduled issue given its cursor; "
+                             "instants shaped by DST are marked (gap: moved to the end of a "
+                             "skipped hour; repeated: a wall time that occurs twice).",
+                 examples="  alice-schedule next daily-report\n"
+                          "  alice-schedule next notes/daily-report --count 10 --json")
+    p.add_argument("issue", metavar="ISSUE",
+                   help="ISSUE (in the current or --workspace workspace) or WORKSPACE/ISSUE")
+    p.add_argument("--workspace", metavar="PATH|ID", help="the issue's workspace")
+    p.add_argument("--count", type=_count, default=5, help="how many instants (default 5)")
+    p.add_argument("--now", metavar="ISO", help="start from this instant (also ALICE_NOW)")
+
+
+def cmd_health(args, ctx: Context) -> int:
+    from openalice.core.output import table
+    from openalice.schedule.health import health_report
+
+    workspaces = None
+    if args.workspace:
+        from openalice import workspaces as registry
+
+        workspaces = [registry.get(args.workspace)]
+    report = health_report(now=ctx.now(), workspaces=workspaces)
+
+    def human(d: dict) -> str:
+        lines = []
+        if d["issues"]:
+            rows = [[f"{e['workspaceId']}/{e['issueId']}", e["state"], e.get("nextDue") or "-",
+                     e["message"]] for e in d["issues"]]
+            lines.append(table(rows, ["ISSUE", "STATE", "NEXT", "MESSAGE"]))
+        else:
+            lines.append("no scheduled issues")
+        for bad in d["invalid"]:
+            lines.append(f"invalid {bad['workspaceId']}/{bad['issueId']}: "
+                         + "; ".join(e["reason"] for e in bad["errors"]))
+        return "\n".join(lines)
+
+    ctx.emit(report, human)
+    return 0
+
+
+def cmd_next(args, ctx: Context) -> int:
+    from openalice.core import clock
+    from openalice.core.errors import Conflict
+    from openalice.schedule import cursors, due
+    from openalice.schedule.address import load_issue, resolve_issue
+    from openalice.schedule.upcoming import upcoming
+
+    ws, issue_id = resolve_issue(args.issue, workspace=args.workspace)
+    issue = load_issue(ws, issue_id)
+    schedule = due.parse_schedule(issue.when)
+    if schedule is None:
+        raise Conflict(f"{ws.id}/{issue.id} has no schedule (no `when`)", code="not_scheduled")
+    now = ctx.now()
+    cursor = cursors.read_cursor(ws.id, issue.id)
+    result = upcoming(schedule, cursor, now=now, count=args.count)
+    data = {"workspaceId": ws.id, "issueId": issue.id, "now": clock.to_iso(now),
+            "when": {k: v for k, v in (issue.when.items() if isinstance(issue.when, dict) else ())},
+            "status": issue.status, "terminal": bool(getattr(issue, "is_terminal", False)), **result}
+
+    def human(d: dict) -> str:
+        lines = [f"{d['workspaceId']}/{d['issueId']} ({d['timezone']})"]
+        if d.get("problem"):
+            lines.append(f"never fires: {d['problem']}")
+        if d["terminal"]:
+            lines.append(f"status {d['status']}: it no longer fires")
+        if d["due"]:
+            lines.append(f"due now: slot {d['due']['slot']} (missed {d['due']['missed']})")
+        if d.get("clockBackwards"):
+            lines.append("note: the clock is before this issue's last fire or scan; nothing fires now")
+        for item in d["instants"]:
+            mark = f"  [DST: {item['dst']}]" if item.get("dst") else ""
+            lines.append(f"  {item['utc']}  {item['local']}{mark}")
+        return "\n".join(lines)
+
+    ctx.emit(data, human)
+    return 0

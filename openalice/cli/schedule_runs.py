@@ -1,0 +1,215 @@
+"""``alice-schedule run-now|retry-now|runs|run``."""
+
+from __future__ import annotations
+
+import argparse
+
+from ._dispatch import Context, add_verb
+
+_ISSUE_HELP = "ISSUE (in the current or --workspace workspace) or WORKSPACE/ISSUE"
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1 or value > 10000:
+        raise argparse.ArgumentTypeError("must be 1-10000")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 <= value <= 86400 * 7:
+        raise argparse.ArgumentTypeError("must be 0-604800 seconds")
+    return value
+
+
+def register(sub, common) -> None:
+    for name, handler, help_text, example in (
+        ("run-now", cmd_run_now, "start an extra run of a scheduled issue now (cursor untouched)",
+         "  alice-schedule run-now daily-report\n  alice-schedule run-now notes/daily-report --json"),
+        ("retry-now", cmd_retry_now,
+         "retry a scheduled issue whose latest run failed or was interrupted",
+         "  alice-schedule retry-now daily-report\n  alice-schedule retry-now notes/daily-report --json"),
+    ):
+        p = add_verb(sub, name, handler, common=common, help=help_text,
+                     description=help_text + ". The live issue is re-read; a live run of the same "
+                                 "issue is refused (exit 3).", examples=example)
+        p.add_argument("issue", metavar="ISSUE", help=_ISSUE_HELP)
+        p.add_argument("--workspace", metavar="PATH|ID", help="the issue's workspace")
+
+    p = add_verb(sub, "runs", cmd_runs, common=common, help="list runs, newest first",
+                 examples="  alice-schedule runs\n"
+                          "  alice-schedule runs --issue notes/daily-report --status failed\n"
+                          "  alice-schedule runs --workspace notes --limit 5 --json")
+    p.add_argument("--issue", metavar="ISSUE", help=_ISSUE_HELP)
+    p.add_argument("--workspace", metavar="PATH|ID", help="only runs of this workspace")
+    p.add_argument("--status", choices=("running", "done", "failed", "interrupted"))
+    p.add_argument("--limit", type=_positive, default=20, help="page size (default 20)")
+    p.add_argument("--before", metavar="TASK_ID", help="the page after this run (from nextBefore)")
+
+    p = add_verb(sub, "run", cmd_run, common=common,
+                 help="show one run: its record and structured output",
+                 examples="  alice-schedule run run-AbC123_x\n"
+                          "  alice-schedule run run-AbC123_x --wait --timeout 600 --json")
+    p.add_argument("task_id", metavar="TASK_ID")
+    p.add_argument("--wait", action="store_true", help="wait until the run has ended")
+    p.add_argument("--timeout", type=_seconds, metavar="S",
+                   help="with --wait: give up after S seconds (exit 3)")
+
+
+def _fire(args, ctx: Context, fire: str) -> int:
+    from openalice.schedule.address import resolve_issue
+    from openalice.schedule.manual import fire_now
+
+    ws, issue_id = resolve_issue(args.issue, workspace=args.workspace)
+    result = fire_now(ws, issue_id, fire=fire, now=ctx.now())
+
+    def human(data: dict) -> str:
+        task = data["task"]
+        what = "retry" if fire == "retry" else "run"
+        line = f"started {what} {task['taskId']} of {task['workspaceId']}/{task['issueId']}"
+        if task.get("retryOfTaskId"):
+            line += f" (retry of {task['retryOfTaskId']})"
+        if not data.get("launched"):
+            line += " (not launched" + (f": {data['error']}" if data.get("error") else "") + ")"
+        return line + f"\nfollow it with: alice-schedule run {task['taskId']} --wait"
+
+    ctx.emit(result, human)
+    return 0
+
+
+def cmd_run_now(args, ctx: Context) -> int:
+    return _fire(args, ctx, "run-now")
+
+
+def cmd_retry_now(args, ctx: Context) -> int:
+    return _fire(args, ctx, "retry")
+
+
+def summary(record: dict) -> dict:
+    """A record for listings: everything but the prompt, plus its failure."""
+    from openalice.schedule.health import classify_failure
+
+    out = {k: v for k, v in record.items() if k != "prompt"}
+    prompt = record.get("prompt")
+    if isinstance(prompt, str):
+        out["promptChars"] = len(prompt)
+    failure = classify_failure(record)
+    if failure:
+        out["failure"] = failure
+    return out
+
+
+def cmd_runs(args, ctx: Context) -> int:
+    from openalice.core.errors import UsageError
+    from openalice.core.output import table
+    from openalice.runs import tasks
+
+    workspace_id = issue_id = None
+    if args.issue:
+        from openalice.schedule.address import resolve_issue
+
+        try:
+            ws, issue_id = resolve_issue(args.issue, workspace=args.workspace)
+            workspace_id = ws.id
+        except UsageError as exc:
+            if exc.code != "no_workspace":
+                raise
+            issue_id = args.issue  # no workspace context: that id in any workspace
+    elif args.workspace:
+        from openalice import workspaces
+
+        workspace_id = workspaces.get(args.workspace).id
+    if args.before is not None and not tasks.is_task_id(args.before):
+        raise UsageError(f"--before needs a task id, got {args.before!r}", code="usage")
+    now = ctx.now()
+    page = tasks.list_tasks(workspace_id=workspace_id, issue_id=issue_id, status=args.status,
+                            limit=args.limit + 1, before=args.before, now=now)
+    has_more = len(page) > args.limit
+    page = page[:args.limit]
+    data = {"runs": [summary(r) for r in page], "hasMore": has_more}
+    if has_more:
+        data["nextBefore"] = page[-1]["taskId"]
+
+    def human(d: dict) -> str:
+        if not d["runs"]:
+            return "no runs"
+        rows = []
+        for r in d["runs"]:
+            trigger = r.get("trigger") or {}
+            rows.append([r["taskId"], r.get("status", "?"),
+                         f"{r.get('workspaceId')}/{r.get('issueId') or '-'}",
+                         trigger.get("fire", "-"), r.get("createdAt", "-"),
+                         (r.get("failure") or {}).get("kind", "")])
+        text = table(rows, ["TASK", "STATUS", "ISSUE", "FIRE", "CREATED", "FAILURE"])
+        if d["hasMore"]:
+            text += f"\nmore: --before {d['nextBefore']}"
+        return text
+
+    ctx.emit(data, human)
+    return 0
+
+
+def _structured(task_id: str) -> tuple[dict | None, str | None]:
+    from openalice.core import fs
+    from openalice.core.errors import AliceError
+    from openalice.runs import tasks
+
+    try:
+        data = fs.read_json(tasks.task_dir(task_id) / "structured.json", missing=None)
+    except AliceError as exc:
+        return None, str(exc)
+    if data is not None and not isinstance(data, dict):
+        return None, "structured.json is not an object"
+    return data, None
+
+
+def cmd_run(args, ctx: Context) -> int:
+    import time
+
+    from openalice.core.errors import Busy, UsageError
+    from openalice.runs import tasks
+
+    if args.timeout is not None and not args.wait:
+        raise UsageError("--timeout needs --wait", code="usage")
+    record = tasks.effective(tasks.load_task(args.task_id), now=ctx.now())
+    if args.wait:
+        deadline = None if args.timeout is None else time.monotonic() + args.timeout
+        delay = 0.05
+        while record.get("status") == "running":
+            if deadline is not None and time.monotonic() >= deadline:
+                raise Busy(f"{args.task_id} is still running after {args.timeout:g}s",
+                           code="still_running", details={"taskId": args.task_id})
+            time.sleep(delay if deadline is None else max(0.0, min(delay, deadline - time.monotonic())))
+            delay = min(delay * 2, 0.5)
+            record = tasks.effective(tasks.load_task(args.task_id), now=ctx.now())
+    structured, problem = _structured(args.task_id)
+    directory = tasks.task_dir(args.task_id)
+    data = {"task": summary(record), "prompt": record.get("prompt"), "structured": structured,
+            "logs": {"stdout": str(directory / "stdout.log"), "stderr": str(directory / "stderr.log"),
+                     "structured": str(directory / "structured.json")}}
+    if problem:
+        data["structuredError"] = problem
+
+    def human(d: dict) -> str:
+        t = d["task"]
+        lines = [f"{t['taskId']}  {t.get('status')}  {t.get('workspaceId')}/{t.get('issueId') or '-'}"]
+        for key in ("createdAt", "startedAt", "finishedAt", "agent", "model", "resumeId", "exitCode",
+                    "retryOfTaskId", "interruptionReason", "error"):
+            if t.get(key) is not None:
+                lines.append(f"  {key}: {t[key]}")
+        if t.get("failure"):
+            lines.append(f"  failure: {t['failure']['kind']}: {t['failure']['message']}")
+        if d["structured"] and d["structured"].get("assistantText"):
+            lines.append("")
+            lines.append(d["structured"]["assistantText"])
+        return "\n".join(lines)
+
+    ctx.emit(data, human)
+    return 0

@@ -1,0 +1,165 @@
+"""``alice-schedule scan [--now ISO] [--dry-run] [--capacity N] [--json]``."""
+
+from __future__ import annotations
+
+import sys
+
+__all__ = ["register", "cmd_scan", "fast_scan", "human_report"]
+
+
+def register(sub, common) -> None:
+    from ._dispatch import add_verb
+
+    p = add_verb(sub, "scan", cmd_scan, common=common,
+                 help="run every due scheduled issue once",
+                 description="Scan every registered workspace; start one headless run per due, "
+                             "non-terminal scheduled issue and return at once (the runs are "
+                             "detached). A scan already in progress is not an error: exit 0, "
+                             "status busy.",
+                 examples="  alice-schedule scan\n"
+                          "  alice-schedule scan --dry-run --json\n"
+                          "  alice-schedule scan --now 2026-11-30T09:00:00Z")
+    p.add_argument("--now", metavar="ISO", help="the scan's clock (also ALICE_NOW)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="report what would fire; write and start nothing")
+    p.add_argument("--capacity", type=_capacity, metavar="N",
+                   help="at most N live runs (default: $OPENALICE_RUN_CAPACITY, else 8)")
+
+
+def _parse_capacity(text: str) -> int | None:
+    if not (text.isascii() and text.isdigit()) or len(text) > 4 or int(text) > 1000:
+        return None
+    return int(text)
+
+
+def _capacity(text: str) -> int:
+    value = _parse_capacity(text)
+    if value is None:
+        import argparse
+
+        raise argparse.ArgumentTypeError("must be an integer 0-1000")
+    return value
+
+
+def human_report(report: dict) -> str:
+    if report["status"] == "busy":
+        return "another scan is running (busy); nothing done"
+    lines = []
+    verb = "would fire" if report.get("dryRun") else "fired"
+    for item in report["fired"]:
+        extra = f", missed {item['missed']}{'+' if item.get('missedOverflow') else ''}" if item["missed"] else ""
+        task = f" {item['taskId']}" if item.get("taskId") else ""
+        note = f" (not launched: {item['error']})" if item.get("error") else ""
+        lines.append(f"{verb} {item['workspaceId']}/{item['issueId']}{task} slot {item['slot']}{extra}{note}")
+    for item in report["repaired"]:
+        lines.append(f"cursor caught up {item['workspaceId']}/{item['issueId']} with {item['taskId']}")
+    for item in report["skipped"]:
+        detail = f": {item['detail']}" if item.get("detail") else ""
+        lines.append(f"skipped {item['workspaceId']}/{item['issueId']} [{item['reason']}]{detail}")
+    for item in report["invalid"]:
+        errors = "; ".join(f"{e['field']}: {e['reason']}" if e.get("field") else e["reason"]
+                           for e in item["errors"])
+        lines.append(f"invalid {item['workspaceId']}/{item['issueId']} ({item['path']}): {errors}")
+    for ws in report["workspaces"]:
+        if ws["state"] not in ("ok", "absent"):
+            lines.append(f"workspace {ws['id']}: {ws['state']}" + (f" ({ws['error']})" if ws.get("error") else ""))
+    if report.get("clockBackwards"):
+        lines.append("warning: the clock is earlier than the previous scan's")
+    scheduled = sum(ws.get("scheduled", 0) for ws in report["workspaces"])
+    lines.append(f"{len(report['workspaces'])} workspace(s), {scheduled} scheduled issue(s): "
+                 f"{len(report['fired'])} {verb}, {len(report['skipped'])} skipped")
+    return "\n".join(lines)
+
+
+def scan_report(*, dry_run: bool, now_text: str | None, capacity: int | None = None) -> dict:
+    """The scan as the tool runs it: the cache-only answer when nothing is
+    due (:mod:`openalice.schedule.fastpath`), else the full scanner."""
+    from openalice.schedule import fastpath
+
+    now = fastpath.parse_now(now_text)
+    if now is None:  # let the clock module judge (and explain) the text
+        from openalice.core import clock
+
+        now = clock.parse_instant(now_text, field="--now") if now_text else clock.now()
+        now = now.replace(microsecond=now.microsecond - now.microsecond % 1000)
+    if not dry_run and not fastpath.take_lock():
+        from openalice.schedule.scan import busy_result
+
+        return busy_result(now)
+    try:
+        cache = fastpath.load_cache()
+        report = fastpath.quick_scan(cache, now_ms=fastpath.epoch_ms(now), now_iso=fastpath.iso(now),
+                                     dry_run=dry_run)
+        if report is None:
+            from openalice.schedule.scan import scan
+
+            report = scan(now=now, dry_run=dry_run, capacity=capacity, lock_held=not dry_run,
+                          cache=cache)
+        return report
+    finally:
+        fastpath.release_lock()
+
+
+def _run_scan(*, json_mode: bool, dry_run: bool, now_text: str | None,
+              capacity: int | None = None) -> int:
+    report = scan_report(dry_run=dry_run, now_text=now_text, capacity=capacity)
+    if json_mode:
+        import json
+
+        # the same text as openalice.core.output.emit (which costs typing to import)
+        sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write(human_report(report) + "\n")
+    return 0
+
+
+def cmd_scan(args, ctx) -> int:
+    return _run_scan(json_mode=ctx.json, dry_run=args.dry_run, now_text=args.now,
+                     capacity=args.capacity)
+
+
+def fast_scan(args: list[str]) -> int | None:
+    """Parse the plain flags by hand and scan; None means "use argparse"
+    (help, unknown or malformed flags)."""
+    json_mode = dry_run = False
+    now_text = capacity = None
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--json":
+            json_mode = True
+        elif arg == "--dry-run":
+            dry_run = True
+        elif arg == "--now" and i + 1 < len(args) and not args[i + 1].startswith("--"):
+            now_text = args[i + 1]
+            i += 1
+        elif arg.startswith("--now=") and len(arg) > 6:
+            now_text = arg[6:]
+        elif arg == "--capacity" and i + 1 < len(args) and _parse_capacity(args[i + 1]) is not None:
+            capacity = _parse_capacity(args[i + 1])
+            i += 1
+        else:
+            return None
+        i += 1
+    try:
+        return _run_scan(json_mode=json_mode, dry_run=dry_run, now_text=now_text, capacity=capacity)
+    except KeyboardInterrupt:
+        sys.stderr.write("alice-schedule: interrupted\n")
+        return 130
+    except Exception as exc:  # handled errors and bugs: the same envelopes as the argparse path
+        from openalice.core import output
+        from openalice.core.errors import AliceError, OperationalError
+
+        if isinstance(exc, AliceError):
+            output.emit_error(exc, json_mode=json_mode, prog="alice-schedule")
+            return exc.exit_code
+        from ._run import debug_enabled
+
+        if debug_enabled():
+            import traceback
+
+            traceback.print_exc()
+        err = OperationalError(f"internal error: {exc.__class__.__name__}: {exc}", code="internal",
+                               details={"hint": "set OPENALICE_DEBUG=1 for a traceback"})
+        output.emit_error(err, json_mode=json_mode, prog="alice-schedule")
+        return 1

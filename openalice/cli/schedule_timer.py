@@ -1,0 +1,62 @@
+"""``alice-schedule install-timer --cron|--systemd|--launchd [--write [--enable]]``."""
+
+from __future__ import annotations
+
+from ._dispatch import Context, add_verb
+
+
+def register(sub, common) -> None:
+    p = add_verb(sub, "install-timer", cmd_install_timer, common=common,
+                 help="print (or --write) a timer that runs 'alice-schedule scan' every minute",
+                 description="Print a crontab line, a systemd user .service + .timer "
+                             "(OnCalendar=minutely, Persistent=true) or a launchd plist "
+                             "(StartInterval 60) that runs the scan with absolute paths. "
+                             "--write installs it: crontab merged idempotently, units in "
+                             "~/.config/systemd/user/, the plist in ~/Library/LaunchAgents/.",
+                 examples="  alice-schedule install-timer --cron\n"
+                          "  alice-schedule install-timer --cron --write\n"
+                          "  alice-schedule install-timer --systemd --write --enable\n"
+                          "  alice-schedule install-timer --launchd --json")
+    kind = p.add_mutually_exclusive_group(required=True)
+    kind.add_argument("--cron", dest="kind", action="store_const", const="cron")
+    kind.add_argument("--systemd", dest="kind", action="store_const", const="systemd")
+    kind.add_argument("--launchd", dest="kind", action="store_const", const="launchd")
+    p.add_argument("--write", action="store_true", help="install it in the standard place")
+    p.add_argument("--enable", action="store_true",
+                   help="with --write: also enable it (systemctl --user enable --now / launchctl load)")
+
+
+def cmd_install_timer(args, ctx: Context) -> int:
+    from openalice.core.errors import UsageError
+    from openalice.schedule import timers
+
+    if args.enable and not args.write:
+        raise UsageError("--enable needs --write", code="usage")
+    spec = timers.definition(args.kind)
+    data = {**spec, "written": [], "enabled": False}
+    if args.write:
+        data.update(timers.install(spec, enable=args.enable))
+
+    def human(d: dict) -> str:
+        lines = []
+        if not d["written"]:
+            for item in d["files"]:
+                if d["kind"] != "cron":
+                    lines.append(f"# {item['path']}")
+                lines.append(item["content"].rstrip("\n"))
+                lines.append("")
+            if d["kind"] == "cron":
+                lines.append("# install with: alice-schedule install-timer --cron --write")
+            else:
+                lines.append(f"# install with: alice-schedule install-timer --{d['kind']} --write")
+        else:
+            lines.extend(f"wrote {path}" for path in d["written"])
+            if d["enabled"] and d["kind"] != "cron":
+                lines.append("enabled")
+            elif d["enable"]:
+                lines.append("enable it with:")
+                lines.extend("  " + " ".join(argv) for argv in d["enable"])
+        return "\n".join(lines).rstrip("\n")
+
+    ctx.emit(data, human)
+    return 0

@@ -1,0 +1,325 @@
+"""The headless task registry: one record per run, append-only indexes.
+
+Layout under ``$OPENALICE_HOME/state/runs/``::
+
+    tasks/<taskId>/task.json        the record (rewritten atomically on update)
+    tasks/<taskId>/stdout.log ...   the run's logs and structured.json (task_dir)
+    index.jsonl                     one line per task creation, all tasks
+    by-workspace/<ws>.jsonl         the same lines, one workspace
+    by-issue/<ws>/<issue>.jsonl     the same lines, one issue
+
+A record is never rewritten as part of a growing file: updates touch only its
+own ``task.json``, and the indexes only grow by one line per creation.  They
+are read backwards (:mod:`openalice.core.jsonl`), so the newest page of any
+listing costs O(page) whatever the number of records.
+
+Creation order is: claim the directory (``mkdir``, which also makes the id
+unique), append the index lines, write the record.  An index line whose record
+is missing is a creation that never finished; every reader skips it, and the
+scanner's idempotence check treats it as "never fired".
+
+Liveness is computed at read time (:func:`effective`): a record still saying
+``running`` whose supervisor process is gone (pid + start token), or that never
+got a supervisor within :data:`SUPERVISOR_GRACE_SECONDS`, reads as
+``interrupted``.  The stored record is never changed by reading it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from openalice.core import clock, fs, paths
+from openalice.core.errors import Conflict, InvalidInput, NotFound, OperationalError
+
+__all__ = [
+    "RECORD_VERSION", "STATUSES", "SUPERVISOR_GRACE_SECONDS", "TASK_ID_RE", "new_task_id",
+    "is_task_id", "runs_dir", "task_dir", "record_path", "create_task", "load_task",
+    "find_task", "update_task", "list_tasks", "iter_index", "latest_task", "effective",
+    "safe_name",
+]
+
+RECORD_VERSION = 1
+STATUSES = ("running", "done", "failed", "interrupted")
+# A scanner launches the supervisor right after it creates the record; a
+# record with no supervisor this long after its creation was orphaned (the
+# scanner died in between) and reads as interrupted.
+SUPERVISOR_GRACE_SECONDS = 120
+
+TASK_ID_RE = re.compile(r"run-[A-Za-z0-9_-]{8}\Z")
+# Ids accepted for lookup: new ids are run-XXXXXXXX; this also admits legacy
+# UUIDs while keeping every id a single safe path component.
+_LOOKUP_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}\Z")
+_SAFE_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}\Z")
+_INDEX_KEYS = ("taskId", "workspaceId", "issueId", "createdAt")
+
+
+def new_task_id() -> str:
+    """``run-`` + 8 base64url characters (6 random bytes)."""
+    import base64
+
+    return "run-" + base64.urlsafe_b64encode(os.urandom(6)).decode("ascii")
+
+
+def is_task_id(text: object) -> bool:
+    return isinstance(text, str) and _LOOKUP_ID_RE.match(text) is not None
+
+
+def safe_name(name: str) -> str:
+    """A workspace or issue id as one file-name component.
+
+    Ordinary ids are used as they are; anything else (``..``, spaces, slashes,
+    non-ASCII) becomes ``~`` + hex of its UTF-8 bytes, which no ordinary id
+    can look like (``~h`` + a digest when that would be too long).
+    """
+    if _SAFE_NAME_RE.match(name) and name not in (".", ".."):
+        return name
+    encoded = "~" + name.encode("utf-8").hex()
+    if len(encoded) <= 129:
+        return encoded
+    # Too long for a file name once hex-encoded: a digest ("h" is not a hex
+    # digit, so this never equals an encoded name).
+    import hashlib
+
+    return "~h" + hashlib.sha256(name.encode("utf-8")).hexdigest()[:40]
+
+
+def runs_dir() -> Path:
+    return paths.state_dir() / "runs"
+
+
+def _check_id(task_id: object) -> str:
+    if not is_task_id(task_id):
+        raise InvalidInput(f"not a task id: {str(task_id)[:80]!r} (expected run-XXXXXXXX)",
+                           field="taskId", code="bad_task_id")
+    return task_id  # type: ignore[return-value]
+
+
+def task_dir(task_id: str) -> Path:
+    """The directory holding the record and the run's ``stdout.log``,
+    ``stderr.log`` and ``structured.json``."""
+    return runs_dir() / "tasks" / _check_id(task_id)
+
+
+def record_path(task_id: str) -> Path:
+    return task_dir(task_id) / "task.json"
+
+
+def _index_paths(workspace_id: str | None, issue_id: str | None) -> list[Path]:
+    base = runs_dir()
+    out = [base / "index.jsonl"]
+    if workspace_id:
+        out.append(base / "by-workspace" / f"{safe_name(workspace_id)}.jsonl")
+        if issue_id:
+            out.append(base / "by-issue" / safe_name(workspace_id) / f"{safe_name(issue_id)}.jsonl")
+    return out
+
+
+def _index_for(workspace_id: str | None, issue_id: str | None) -> tuple[Path, bool]:
+    """The narrowest index for a query, and whether its lines still need
+    filtering by issue (an issue id without its workspace uses the global one)."""
+    paths_ = _index_paths(workspace_id, issue_id if workspace_id else None)
+    return paths_[-1], issue_id is not None and not workspace_id
+
+
+def _require_str(record: dict, key: str) -> str:
+    value = record.get(key)
+    if not isinstance(value, str) or not value:
+        raise InvalidInput(f"a task record needs a non-empty string {key!r}", field=key,
+                           code="bad_task_record")
+    return value
+
+
+def create_task(record: dict) -> dict:
+    """Store a new task record durably and index it; returns the stored record.
+
+    ``taskId`` is generated when absent; ``version``, ``status`` (running),
+    ``processStarted`` (False) are filled in.  ``workspaceId`` and
+    ``createdAt`` are required.  A given ``taskId`` that exists already is a
+    Conflict.
+    """
+    from openalice.core.jsonl import JsonlFile
+
+    if not isinstance(record, dict):
+        raise InvalidInput("a task record must be an object", code="bad_task_record")
+    rec = dict(record)
+    rec.setdefault("version", RECORD_VERSION)
+    rec.setdefault("status", "running")
+    rec.setdefault("processStarted", False)
+    if rec["status"] not in STATUSES:
+        raise InvalidInput(f"unknown status {rec['status']!r}", field="status", code="bad_task_record")
+    workspace_id = _require_str(rec, "workspaceId")
+    _require_str(rec, "createdAt")
+    issue_id = rec.get("issueId")
+    tasks_root = fs.ensure_dir(runs_dir() / "tasks")
+    given = "taskId" in rec
+    for _attempt in range(8):
+        task_id = _check_id(rec["taskId"]) if given else new_task_id()
+        try:
+            os.mkdir(tasks_root / task_id, 0o700)
+            break
+        except FileExistsError:
+            if given:
+                raise Conflict(f"task {task_id} exists already", code="task_exists") from None
+        except OSError as exc:
+            raise OperationalError(f"cannot create task directory: {exc.strerror}",
+                                   file=tasks_root / task_id) from exc
+    else:  # 8 collisions of 48 random bits: the random source is broken
+        raise OperationalError("could not allocate a unique task id", code="task_id_exhausted")
+    rec["taskId"] = task_id
+    line: dict[str, Any] = {k: rec[k] for k in _INDEX_KEYS if rec.get(k) is not None}
+    trigger = rec.get("trigger")
+    if isinstance(trigger, dict):
+        for key in ("fire", "slot", "missed"):
+            if trigger.get(key) is not None:
+                line[key] = trigger[key]
+    for path in _index_paths(workspace_id, issue_id if isinstance(issue_id, str) else None):
+        JsonlFile(path).append(line)
+    fs.atomic_write_json(tasks_root / task_id / "task.json", rec)
+    return rec
+
+
+def find_task(task_id: str) -> dict | None:
+    """The stored record, or None when there is no such task (or the id is
+    not a task id at all)."""
+    if not is_task_id(task_id):
+        return None
+    data = fs.read_json(runs_dir() / "tasks" / task_id / "task.json", missing=None)
+    if data is not None and not isinstance(data, dict):
+        raise InvalidInput("task record is not an object", file=record_path(task_id),
+                           code="bad_task_record")
+    return data
+
+
+def load_task(task_id: str) -> dict:
+    """The stored record; NotFound (exit 2) when there is none."""
+    _check_id(task_id)
+    record = find_task(task_id)
+    if record is None:
+        raise NotFound(f"unknown task {task_id}", code="unknown_task",
+                       details={"hint": "see 'alice-schedule runs'"})
+    return record
+
+
+def update_task(task_id: str, changes: dict | Callable[[dict], dict]) -> dict:
+    """Locked read-modify-write of one record; returns the new record.
+
+    ``changes`` is merged key by key (a value of None is stored as null), or
+    is a function from the current record to the new one.  ``taskId`` never
+    changes.
+    """
+    path = record_path(task_id)
+    if not path.exists():
+        raise NotFound(f"unknown task {task_id}", code="unknown_task")
+
+    def apply(current: dict) -> dict:
+        if not isinstance(current, dict):
+            raise InvalidInput("task record is not an object", file=path, code="bad_task_record")
+        new = changes(dict(current)) if callable(changes) else {**current, **changes}
+        if not isinstance(new, dict):
+            raise InvalidInput("an update must produce an object", code="bad_task_record")
+        new["taskId"] = current.get("taskId", task_id)
+        if new.get("status") not in STATUSES:
+            raise InvalidInput(f"unknown status {new.get('status')!r}", field="status",
+                               code="bad_task_record")
+        return new
+
+    return fs.locked_update_json(path, apply)
+
+
+def iter_index(*, workspace_id: str | None = None, issue_id: str | None = None) -> Iterator[dict]:
+    """Index lines newest first (``taskId``, ``workspaceId``, ``issueId``,
+    ``createdAt``, ``fire``, ``slot``, ``missed``) from the narrowest index."""
+    from openalice.core.jsonl import JsonlFile
+
+    path, filter_issue = _index_for(workspace_id, issue_id)
+    for line in JsonlFile(path).iter_backward():
+        entry = line.record
+        if not is_task_id(entry.get("taskId")):
+            continue
+        if filter_issue and entry.get("issueId") != issue_id:
+            continue
+        yield entry
+
+
+def list_tasks(*, workspace_id: str | None = None, issue_id: str | None = None,
+               status: str | None = None, limit: int = 50, before: str | None = None,
+               now: datetime | None = None) -> list[dict]:
+    """Effective records, newest first.
+
+    ``before`` is a task id: only tasks created before it are listed; an id
+    the chosen index does not hold gives ``[]``.  Unfiltered (or filtered by
+    workspace/issue) a page costs O(limit); a ``status`` filter reads records
+    until the page is full.
+    """
+    if status is not None and status not in STATUSES:
+        raise InvalidInput(f"unknown status {status!r} (choose {', '.join(STATUSES)})",
+                           field="status", code="bad_status")
+    out: list[dict] = []
+    if limit <= 0:
+        return out
+    waiting = before is not None
+    for entry in iter_index(workspace_id=workspace_id, issue_id=issue_id):
+        if waiting:
+            if entry["taskId"] == before:
+                waiting = False
+            continue
+        record = find_task(entry["taskId"])
+        if record is None:
+            continue  # a creation that never finished
+        record = effective(record, now=now)
+        if status is not None and record.get("status") != status:
+            continue
+        out.append(record)
+        if len(out) >= limit:
+            break
+    return out
+
+
+def latest_task(workspace_id: str, issue_id: str, *, now: datetime | None = None,
+                predicate: Callable[[dict], bool] | None = None, depth: int = 200) -> dict | None:
+    """The newest effective record of an issue (matching ``predicate``),
+    looking back at most ``depth`` index lines."""
+    for i, entry in enumerate(iter_index(workspace_id=workspace_id, issue_id=issue_id)):
+        if i >= depth:
+            break
+        if predicate is not None and not predicate(entry):
+            continue
+        record = find_task(entry["taskId"])
+        if record is not None:
+            return effective(record, now=now)
+    return None
+
+
+def effective(record: dict, *, now: datetime | None = None) -> dict:
+    """The record as it reads now: ``running`` whose supervisor is gone, or
+    that never got one within the grace period, becomes ``interrupted`` (with
+    ``interruptionReason``).  Other records are returned unchanged."""
+    if record.get("status") != "running":
+        return record
+    reason = _dead_reason(record, now)
+    if reason is None:
+        return record
+    return {**record, "status": "interrupted", "interruptionReason": reason}
+
+
+def _dead_reason(record: dict, now: datetime | None) -> str | None:
+    supervisor = record.get("supervisor")
+    if isinstance(supervisor, dict) and isinstance(supervisor.get("pid"), int):
+        from openalice.core import proc
+
+        if proc.is_alive(supervisor["pid"], supervisor.get("startToken")):
+            return None
+        return "supervisor_exited"
+    created = record.get("createdAt")
+    try:
+        created_at = clock.parse_instant(created) if isinstance(created, str) else None
+    except InvalidInput:
+        created_at = None
+    current = now if now is not None else clock.now()
+    if created_at is None or current - created_at > timedelta(seconds=SUPERVISOR_GRACE_SECONDS):
+        return "supervisor_never_started"
+    return None

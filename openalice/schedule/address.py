@@ -1,0 +1,52 @@
+"""Finding the issue a command names: ``ISSUE`` in the current (or given)
+workspace, or ``WORKSPACE/ISSUE`` anywhere."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from openalice.core.errors import UsageError
+
+__all__ = ["resolve_issue", "load_issue", "read_issues"]
+
+
+def resolve_issue(spec: str, *, workspace: str | None = None) -> tuple[Any, str]:
+    """``(Workspace, issueId)`` for ``spec``.
+
+    ``WS/ISSUE`` names the workspace by id (workspace ids and issue ids never
+    contain ``/``); a bare ``ISSUE`` uses ``--workspace``, else the run
+    environment's workspace, else the registered workspace holding the cwd.
+    """
+    from openalice import workspaces
+
+    if not isinstance(spec, str) or not spec.strip():
+        raise UsageError("an issue id is required", code="usage")
+    spec = spec.strip()
+    if "/" in spec and workspace is None:
+        ws_id, _, issue_id = spec.rpartition("/")
+        if not ws_id or not issue_id:
+            raise UsageError(f"expected ISSUE or WORKSPACE/ISSUE, got {spec!r}", code="usage")
+        return workspaces.get(ws_id), issue_id
+    if "/" in spec:
+        raise UsageError("give either --workspace with a bare ISSUE, or WORKSPACE/ISSUE", code="usage")
+    return workspaces.resolve(workspace), spec
+
+
+def _issues():
+    try:
+        import openalice.issues as issues
+    except ImportError:
+        from openalice.core.errors import Unavailable
+
+        raise Unavailable("cannot read issues: the issues capability (openalice.issues) is not "
+                          "installed", code="issues_unavailable") from None
+    return issues
+
+
+def load_issue(ws: Any, issue_id: str) -> Any:
+    """The live issue (NotFound exit 2, InvalidInput for a malformed file)."""
+    return _issues().load_issue(ws, issue_id)
+
+
+def read_issues(ws: Any) -> Any:
+    return _issues().read_issues(ws)

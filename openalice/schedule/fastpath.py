@@ -1,0 +1,254 @@
+"""The scan when nothing is due: one stat per file, no parsing, no imports.
+
+A timer runs ``alice-schedule scan`` every minute and almost every time
+nothing is due, so that case must cost little more than starting Python.
+:func:`quick_scan` answers it from the scan cache alone: if the workspace
+registry and every issue file still have the (mtime_ns, size, inode) the
+cache recorded, and no cached issue is due, the report is built from the
+cache and nothing else is read or imported.  Otherwise it returns None and
+the full scanner (:mod:`.scan`) runs, holding the lock this module took.
+
+It imports only ``os``, ``fcntl``, ``marshal`` and the C half of
+``datetime``: ``json`` alone (through ``re`` and ``enum``) would cost more
+than the rest of the scan.  Hence three deliberate departures from the house
+style, all confined to this module:
+
+- the cache is stored with :mod:`marshal` (``scan-cache.marshal``), not JSON.
+  It is private, derived data in the user's own 0700 state directory; its
+  structure is documented by ``spec/schedule-scan-cache.schema.json`` (of the
+  decoded value), it records the Python version that wrote it, and anything
+  unreadable is simply rebuilt;
+- the scan lock is taken with ``fcntl`` directly rather than through
+  :mod:`openalice.core.locks` (whose ``threading`` and ``pathlib`` imports
+  cost more than this whole scan): the lock file and the ``flock`` semantics
+  are the same, so both kinds of scanner exclude each other;
+- the clock (``ALICE_NOW`` / ``--now``) is read with ``_datetime``; anything
+  unusual falls back to :mod:`openalice.core.clock`, whose rules and errors
+  apply (a test checks both agree).
+
+The report it builds is, field for field, the one the full scanner builds for
+the same state (a test compares them).
+"""
+
+from __future__ import annotations
+
+import os
+
+__all__ = ["CACHE_VERSION", "openalice_home", "cache_file", "lock_file", "registry_file",
+           "environment_key", "list_issue_files", "file_stat", "load_cache", "dump_cache",
+           "take_lock", "release_lock", "quick_scan", "epoch_ms", "parse_now", "iso"]
+
+CACHE_VERSION = 2
+_held_fd: int | None = None
+
+
+def openalice_home() -> str:
+    # The same rule as openalice.core.paths.openalice_home, without pathlib.
+    value = os.environ.get("OPENALICE_HOME")
+    if value:
+        return os.path.abspath(os.path.expanduser(value))
+    return os.path.expanduser("~/.openalice")
+
+
+def cache_file() -> str:
+    return os.path.join(openalice_home(), "state", "schedule", "scan-cache.marshal")
+
+
+def lock_file() -> str:
+    return os.path.join(openalice_home(), "locks", "scan.lock")
+
+
+def registry_file() -> str:
+    return os.path.join(openalice_home(), "workspaces.json")
+
+
+def environment_key() -> list:
+    """What the cached values depend on besides the files: the Python that
+    wrote them (marshal) and what ``local`` cron zones mean.  A change drops
+    the cache."""
+    import sys
+
+    try:
+        link = os.readlink("/etc/localtime")
+    except OSError:
+        link = None
+    return [os.environ.get("TZ"), link, "%d.%d" % sys.version_info[:2]]
+
+
+def parse_now(text: str | None):
+    """The scan's instant (aware UTC, whole milliseconds) from ``--now`` /
+    ``ALICE_NOW`` / the system clock; None when the text needs
+    :func:`openalice.core.clock.parse_instant` to judge it."""
+    try:
+        from _datetime import datetime, timezone
+    except ImportError:  # not CPython: the regular module
+        from datetime import datetime, timezone
+    if text is None:
+        text = os.environ.get("ALICE_NOW") or None
+    if text is None:
+        value = datetime.now(timezone.utc)
+    else:
+        try:
+            value = datetime.fromisoformat(text.strip())
+        except (ValueError, AttributeError):
+            return None
+        if value.tzinfo is None or value.utcoffset() is None:
+            return None
+        value = value.astimezone(timezone.utc)
+    return value.replace(microsecond=value.microsecond - value.microsecond % 1000)
+
+
+def iso(value) -> str:
+    """:func:`openalice.core.clock.to_iso` for an aware UTC instant."""
+    if value.microsecond:
+        return value.strftime("%Y-%m-%dT%H:%M:%S.") + "%03dZ" % (value.microsecond // 1000)
+    return value.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def epoch_ms(value) -> int | None:
+    """Epoch milliseconds of an aware datetime, exactly (no float)."""
+    if value is None:
+        return None
+    delta = value - value.replace(year=1970, month=1, day=1, hour=0, minute=0, second=0,
+                                  microsecond=0, tzinfo=_utc())
+    return (delta.days * 86400 + delta.seconds) * 1000 + delta.microseconds // 1000
+
+
+def _utc():
+    from datetime import timezone
+
+    return timezone.utc
+
+
+def file_stat(path: str) -> list[int] | None:
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return [st.st_mtime_ns, st.st_size, st.st_ino]
+
+
+def list_issue_files(root: str) -> dict[str, list[int]] | None:
+    """``{file name: [mtime_ns, size, inode]}`` of the workspace's issue files
+    (``*.md``, not dot files); None when the issues directory is missing.
+    Other OS errors propagate."""
+    directory = os.path.join(root, ".alice", "issues")
+    out: dict[str, list[int]] = {}
+    try:
+        entries = os.scandir(directory)
+    except FileNotFoundError:
+        return None
+    with entries:
+        for entry in entries:
+            name = entry.name
+            if name[-3:].lower() != ".md" or name[0] == ".":
+                continue
+            try:
+                st = entry.stat()
+            except FileNotFoundError:
+                continue
+            out[name] = [st.st_mtime_ns, st.st_size, st.st_ino]
+    return out
+
+
+def dump_cache(data: dict) -> bytes:
+    import marshal
+
+    return marshal.dumps(data)
+
+
+def load_cache() -> dict:
+    """The scan cache, or ``{}`` when it is missing, damaged or stale."""
+    import marshal
+
+    try:
+        with open(cache_file(), "rb") as fh:
+            data = marshal.loads(fh.read())
+    except (OSError, ValueError, EOFError, TypeError, RecursionError):
+        return {}  # derived data: a damaged cache is rebuilt, never trusted
+    if (not isinstance(data, dict) or data.get("version") != CACHE_VERSION
+            or data.get("environment") != environment_key()
+            or not isinstance(data.get("workspaces"), dict) or not isinstance(data.get("order"), list)):
+        return {}
+    return data
+
+
+def take_lock() -> bool:
+    """Take the scan lock without waiting; False when another scan holds it.
+    Held until :func:`release_lock` or the process exits."""
+    global _held_fd
+    import fcntl
+
+    path = lock_file()
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    except FileNotFoundError:
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return False
+    _held_fd = fd
+    return True
+
+
+def release_lock() -> None:
+    global _held_fd
+    if _held_fd is not None:
+        fd, _held_fd = _held_fd, None
+        os.close(fd)  # closing the only descriptor drops the flock
+
+
+def quick_scan(cache: dict, *, now_ms: int, now_iso: str, dry_run: bool) -> dict | None:
+    """The scan report when the cache proves nothing is due, else None."""
+    if not cache or cache.get("registry") != file_stat(registry_file()):
+        return None
+    spaces = cache["workspaces"]
+    skipped: list[dict] = []
+    invalid: list[dict] = []
+    ws_report: list[dict] = []
+    for item in cache["order"]:
+        ws_id, path = item
+        entry = spaces.get(ws_id)
+        if entry is None or entry.get("path") != path:
+            return None
+        try:
+            files = list_issue_files(path)
+        except OSError:
+            return None
+        if entry.get("state") == "absent":
+            if (files is not None or not os.path.isdir(path)
+                    or os.path.exists(os.path.join(path, ".alice", "issue.json"))):
+                return None
+            ws_report.append({"id": ws_id, "state": "absent", "issues": 0, "scheduled": 0})
+            continue
+        if entry.get("state") != "ok" or files is None or files != entry.get("files"):
+            return None
+        issues = entry["issues"]
+        report = {"id": ws_id, "state": "ok", "issues": len(issues) + len(entry["invalid"]),
+                  "scheduled": 0}
+        ws_report.append(report)
+        for bad in entry["invalid"]:
+            invalid.append({"workspaceId": ws_id, **bad})
+        for issue_id in sorted(issues):
+            issue = issues[issue_id]
+            if not issue.get("scheduled"):
+                continue
+            report["scheduled"] += 1
+            if issue.get("terminal"):
+                continue
+            if issue.get("problem"):
+                skipped.append({"workspaceId": ws_id, "issueId": issue_id, "reason": "never_fires",
+                                "detail": issue["problem"]})
+                continue
+            due_at = issue.get("nextDue")
+            if issue.get("recheck") or (due_at is not None and due_at <= now_ms):
+                return None
+    report = {"status": "ok", "now": now_iso, "dryRun": dry_run, "fired": [], "skipped": skipped,
+              "repaired": [], "invalid": invalid, "workspaces": ws_report}
+    last_scan = cache.get("lastScanMs")
+    if isinstance(last_scan, int) and last_scan > now_ms:
+        report["clockBackwards"] = True
+    return report

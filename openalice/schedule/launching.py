@@ -1,0 +1,68 @@
+"""Starting the supervisor of an admitted task (shared by scan and run-now).
+
+The default launcher is :func:`openalice.runs.supervisor.launch`, which starts
+a detached supervisor process (own session) and returns its pid at once.
+``OPENALICE_TEST_LAUNCH=none`` (a test hook) admits runs without launching
+anything.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+from typing import Callable
+
+__all__ = ["resolve_launch", "start"]
+
+Launcher = Callable[[str], int]
+
+
+def resolve_launch() -> Launcher | None | bool:
+    """The launcher; None when launching is switched off (test hook); False
+    when no runner is installed (nothing can be admitted then)."""
+    if os.environ.get("OPENALICE_TEST_LAUNCH") == "none":
+        return None
+    try:
+        from openalice.runs.supervisor import launch
+    except ImportError:
+        return False
+    return launch
+
+
+def start(task_id: str, launch: Launcher | None, *, now: datetime) -> dict:
+    """Launch the supervisor of ``task_id``; ``{"launched", "pid"?, "error"?}``.
+
+    A launch failure is that run's single attempt: the task is marked failed
+    (``launchErrorCode: spawn_failed``) and its live marker released.
+    """
+    from openalice.core import clock
+    from openalice.runs import admission, tasks
+
+    if launch is None:
+        return {"launched": False}
+    try:
+        pid = launch(task_id)
+    except Exception as exc:  # noqa: BLE001 - whatever went wrong, the run failed to start
+        message = f"could not start the supervisor: {exc}"
+        tasks.update_task(task_id, {"status": "failed", "error": message,
+                                    "launchErrorCode": "spawn_failed",
+                                    "finishedAt": clock.to_iso(now)})
+        admission.release(task_id)
+        return {"launched": False, "error": message}
+    if not (isinstance(pid, int) and pid > 0):
+        return {"launched": True}
+    from openalice.core import proc
+
+    token = proc.start_token(pid)
+    if token is None:  # already gone (or a zombie): it wrote its own record
+        return {"launched": True, "pid": pid}
+
+    def note_supervisor(record: dict) -> dict:
+        # The supervisor writes this itself first thing; writing it here too
+        # means a supervisor that dies before that still reads as dead.
+        if not record.get("supervisor") and record.get("status") == "running":
+            record["supervisor"] = {"pid": pid, "startToken": token}
+        return record
+
+    tasks.update_task(task_id, note_supervisor)
+    return {"launched": True, "pid": pid}

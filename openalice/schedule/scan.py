@@ -1,0 +1,531 @@
+"""The scanner: every registered workspace, every due issue, one run each.
+
+``scan(now=...)`` takes the non-blocking scan lock (``locks/scan.lock``; held
+→ status ``busy``), then for each registered workspace lists its issue files
+and, for each scheduled, non-terminal issue that is due (:mod:`.due`):
+
+1. checks its owner can run headless (:mod:`.owners`);
+2. catches the cursor up if the task registry already holds a scheduled run
+   newer than the cursor (a scanner died between the record and the cursor);
+3. asks for admission (:func:`openalice.runs.admission.admit`), which writes
+   the durable task record;
+4. advances the cursor;
+5. launches the detached supervisor and returns at once.
+
+A refused admission leaves the cursor alone, so the issue stays due (except
+for catchUp:false issues, whose slot is then skipped).  A scan never retries
+a run that was accepted.
+
+The scan cache (``state/schedule/scan-cache.marshal``) makes the common case,
+nothing due, cost a directory listing per workspace: for each issue file it
+keeps the file's (mtime_ns, size, inode) and what the scan needs (status,
+whether it is scheduled, the next due instant given the cursor).  A workspace
+whose files all match its cached stats is not parsed at all unless one of its
+issues is due, and when nothing at all is due :mod:`.fastpath` answers without
+importing this module.  The cache is derived data: deleting it only costs one
+slower scan.
+
+Test hooks (read only here; never set them in production):
+``OPENALICE_TEST_CRASH_AFTER=task-record|cursor|launch`` makes the scanner
+``os._exit(137)`` right after that step (the SIGKILL tests), and
+``OPENALICE_TEST_LAUNCH=none`` skips launching supervisors.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime, timezone
+from typing import Any, Callable
+
+from .fastpath import (CACHE_VERSION, environment_key, epoch_ms, file_stat, list_issue_files,
+                       registry_file)
+
+__all__ = ["CACHE_VERSION", "scan", "scan_lock_path", "cache_path", "busy_result", "epoch_ms"]
+
+_UTC = timezone.utc
+
+
+def scan_lock_path():
+    from pathlib import Path
+
+    from .fastpath import lock_file
+
+    return Path(lock_file())
+
+
+def cache_path():
+    from pathlib import Path
+
+    from .fastpath import cache_file
+
+    return Path(cache_file())
+
+
+def _iso(value: datetime | None) -> str | None:
+    if value is None:
+        return None
+    from openalice.core.clock import to_iso
+
+    return to_iso(value)
+
+
+def floor_ms(value: datetime) -> datetime:
+    return value.replace(microsecond=value.microsecond - value.microsecond % 1000)
+
+
+_ms = epoch_ms  # the cache compares instants as integer epoch milliseconds
+
+
+def _crash_point(step: str) -> None:
+    if os.environ.get("OPENALICE_TEST_CRASH_AFTER") == step:
+        os._exit(137)
+
+
+def busy_result(now: datetime) -> dict:
+    return {"status": "busy", "now": _iso(now), "dryRun": False, "fired": [], "skipped": [],
+            "repaired": [], "invalid": [], "workspaces": []}
+
+
+def scan(*, now: datetime, dry_run: bool = False,
+         reader: Callable[[Any], Any] | None = None,
+         launch: Callable[[str], int] | None = None,
+         workspaces: list | None = None,
+         capacity: int | None = None,
+         use_cache: bool = True, lock_held: bool = False, cache: dict | None = None) -> dict:
+    """Scan every registered workspace once; returns the scan report.
+
+    ``reader(ws)`` reads a workspace's issues (default
+    :func:`openalice.issues.read_issues`); ``launch(task_id) -> pid`` starts
+    the supervisor (default :func:`openalice.runs.supervisor.launch`).
+    ``dry_run`` computes the same report without writing or launching
+    anything.  ``lock_held``: the caller holds the scan lock already
+    (:func:`openalice.schedule.fastpath.take_lock`); ``cache``: the scan cache
+    it already loaded.
+    """
+    now = floor_ms(now.astimezone(_UTC))
+    if dry_run or lock_held:
+        return _Scanner(now, dry_run=dry_run, reader=reader, launch=launch, workspaces=workspaces,
+                        capacity=capacity, use_cache=use_cache, cache=cache).run()
+    from openalice.core import locks
+    from openalice.core.errors import Busy
+
+    try:
+        lock = locks.acquire(scan_lock_path(), blocking=False)
+    except Busy:
+        return busy_result(now)
+    try:
+        return _Scanner(now, dry_run=False, reader=reader, launch=launch, workspaces=workspaces,
+                        capacity=capacity, use_cache=use_cache, cache=cache).run()
+    finally:
+        lock.release()
+
+
+class _Scanner:
+    def __init__(self, now: datetime, *, dry_run: bool, reader, launch, workspaces, capacity,
+                 use_cache: bool, cache: dict | None = None) -> None:
+        self.now = now
+        self.now_iso = _iso(now)
+        self.now_ms = _ms(now)
+        self.dry_run = dry_run
+        self._reader = reader
+        self._launch = launch
+        self._launch_resolved = launch is not None
+        self._workspaces = workspaces
+        self.capacity = capacity
+        self.use_cache = use_cache
+        self.fired: list[dict] = []
+        self.skipped: list[dict] = []
+        self.repaired: list[dict] = []
+        self.invalid: list[dict] = []
+        self.ws_report: list[dict] = []
+        self.cache_changed = False
+        self.cache: dict = {}
+        self._preloaded = cache
+        self.planned_live: int | None = None  # dry-run capacity bookkeeping
+
+    # -- cache ---------------------------------------------------------------
+
+    def _load_cache(self) -> dict:
+        if not self.use_cache:
+            return {}
+        if self._preloaded is not None:
+            return self._preloaded
+        from .fastpath import load_cache
+
+        return load_cache()
+
+    def _save_cache(self, previous: dict) -> None:
+        if self.dry_run or not self.use_cache:
+            return
+        if (not self.cache_changed and previous.get("workspaces") == self.cache["workspaces"]
+                and all(previous.get(k) == self.cache[k] for k in ("registry", "order"))):
+            return
+        from openalice.core import fs
+
+        from .fastpath import dump_cache
+
+        self.cache["lastScanAt"] = self.now_iso
+        self.cache["lastScanMs"] = self.now_ms
+        # Not fsynced: it is derived data, and a lost write only costs a full scan.
+        fs.atomic_write_bytes(cache_path(), dump_cache(self.cache), mode=0o600, durable=False)
+
+    # -- main loop -----------------------------------------------------------
+
+    def run(self) -> dict:
+        previous = self._load_cache()
+        workspaces = self._workspaces
+        if workspaces is None:
+            from openalice import workspaces as registry
+
+            registry_stat = file_stat(registry_file())  # taken first: a later change shows
+            workspaces = registry.list_workspaces()
+        else:
+            registry_stat = [-1, -1, -1]  # an explicit list: never matches, never trusted
+        self.cache = {"version": CACHE_VERSION, "environment": environment_key(),
+                      "lastScanAt": previous.get("lastScanAt"),
+                      "lastScanMs": previous.get("lastScanMs"),
+                      "registry": registry_stat,
+                      "order": [[ws.id, ws.path] for ws in workspaces], "workspaces": {}}
+        last_scan = previous.get("lastScanMs")
+        clock_backwards = isinstance(last_scan, int) and last_scan > self.now_ms
+        cached_ws = previous.get("workspaces", {})
+        for ws in workspaces:
+            self._scan_workspace(ws, cached_ws.get(ws.id))
+        self._save_cache(previous)
+        if self.cache_changed and not self.dry_run:
+            self._sweep_temp_files()
+        report = {"status": "ok", "now": self.now_iso, "dryRun": self.dry_run,
+                  "fired": self.fired, "skipped": self.skipped, "repaired": self.repaired,
+                  "invalid": self.invalid, "workspaces": self.ws_report}
+        if clock_backwards:
+            report["clockBackwards"] = True
+        return report
+
+    def _sweep_temp_files(self) -> None:
+        """Temp files of writers that died mid-write (cursors, markers)."""
+        from openalice.core import fs, paths
+
+        for directory in (paths.state_dir() / "schedule", paths.state_dir() / "runs" / "live"):
+            if directory.is_dir():
+                fs.sweep_temp_files(directory, recursive=True)
+
+    # -- one workspace -------------------------------------------------------
+
+    def _scan_workspace(self, ws, cached: dict | None) -> None:
+        report = {"id": ws.id, "state": "ok", "issues": 0, "scheduled": 0}
+        self.ws_report.append(report)
+        try:
+            files = list_issue_files(ws.path)
+        except OSError as exc:
+            report["state"] = "unreadable"
+            report["error"] = f"cannot list issues: {exc.strerror}"
+            self._keep_cached(ws, cached)
+            return
+        if files is None:
+            if not os.path.isdir(ws.path):
+                report["state"] = "missing"
+                report["error"] = "the workspace directory is missing"
+                self._keep_cached(ws, cached)
+                return
+            if not os.path.exists(os.path.join(ws.path, ".alice", "issue.json")):
+                report["state"] = "absent"  # no issues directory: nothing scheduled
+                self.cache["workspaces"][ws.id] = {"path": ws.path, "state": "absent", "files": None,
+                                                   "issues": {}, "invalid": []}
+                return
+        reuse = (cached is not None and files is not None and cached.get("path") == ws.path
+                 and cached.get("files") == files and cached.get("state") == "ok")
+        if reuse:
+            entry = {**cached, "issues": dict(cached["issues"])}
+            issue_set = None
+        else:
+            issue_set = self._read(ws, report)
+            if issue_set is None:
+                self._keep_cached(ws, cached)
+                return
+            if issue_set.state != "ok":
+                reason = getattr(issue_set, "reason", None)
+                report["state"] = reason if reason in ("missing", "unreadable") else issue_set.state
+                if getattr(issue_set, "error", None):
+                    report["error"] = str(issue_set.error)
+                return
+            entry = self._entry_from(ws, issue_set, files or {})
+            self.cache_changed = True
+        report["issues"] = len(entry["issues"]) + len(entry["invalid"])
+        for bad in entry["invalid"]:
+            self.invalid.append({"workspaceId": ws.id, **bad})
+        issues_by_id = None if issue_set is None else {i.id: i for i in issue_set.issues}
+        for issue_id in sorted(entry["issues"]):
+            item = entry["issues"][issue_id]
+            if not item.get("scheduled"):
+                continue
+            report["scheduled"] += 1
+            if item.get("terminal"):
+                continue
+            if item.get("problem"):
+                self._skip(ws.id, issue_id, "never_fires", item["problem"])
+                continue
+            due_at = item.get("nextDue")
+            if reuse and (due_at is None or due_at > self.now_ms) and not item.get("recheck"):
+                continue
+            if issues_by_id is None:
+                issue_set = self._read(ws, report)
+                if issue_set is None or issue_set.state != "ok":
+                    # Changed under our feet: the next scan sees new stats.
+                    entry = None
+                    break
+                issues_by_id = {i.id: i for i in issue_set.issues}
+            issue = issues_by_id.get(issue_id)
+            if issue is None:
+                entry["issues"][issue_id] = {**item, "recheck": True}
+                self.cache_changed = True
+                continue
+            new_item = self._issue(ws, issue, item)
+            if new_item != item:
+                entry["issues"][issue_id] = new_item
+                self.cache_changed = True
+        if entry is not None:
+            self.cache["workspaces"][ws.id] = entry
+        if not reuse and issue_set is not None and issue_set.state == "ok" and not self.dry_run:
+            self._prune(ws.id, issue_set)
+
+    def _keep_cached(self, ws, cached: dict | None) -> None:
+        # An unreadable workspace keeps its cache entry (and, above all, its
+        # cursors); the next successful read replaces it.
+        if cached is not None:
+            self.cache["workspaces"][ws.id] = cached
+
+    def _read(self, ws, report: dict):
+        from openalice.core.errors import AliceError
+
+        if self._reader is None:
+            try:
+                from openalice.issues import read_issues
+            except ImportError:
+                from openalice.core.errors import Unavailable
+
+                raise Unavailable("cannot read issues: the issues capability (openalice.issues) "
+                                  "is not installed", code="issues_unavailable") from None
+            self._reader = read_issues
+        try:
+            return self._reader(ws)
+        except AliceError as exc:
+            report["state"] = "unreadable"
+            report["error"] = str(exc)
+            return None
+        except OSError as exc:
+            report["state"] = "unreadable"
+            report["error"] = f"cannot read issues: {exc.strerror or exc}"
+            return None
+
+    def _entry_from(self, ws, issue_set, files: dict) -> dict:
+        """A fresh cache entry for a workspace just read (due instants are
+        filled in per issue by :meth:`_issue`)."""
+        issues: dict[str, dict] = {}
+        for issue in issue_set.issues:
+            scheduled = bool(getattr(issue, "when", None))
+            item: dict[str, Any] = {"status": getattr(issue, "status", None), "scheduled": scheduled}
+            if scheduled:
+                item["terminal"] = bool(getattr(issue, "is_terminal", False))
+                item["nextDue"] = None
+                item["recheck"] = True  # not evaluated yet
+            issues[issue.id] = item
+        invalid = []
+        for bad in getattr(issue_set, "invalid", ()) or ():
+            errors = [{"field": getattr(e, "field", None) or "", "reason": getattr(e, "reason", str(e))}
+                      for e in (getattr(bad, "errors", None) or ())]
+            invalid.append({"issueId": bad.id, "path": str(getattr(bad, "path", "")), "errors": errors})
+        return {"path": ws.path, "state": "ok", "files": files, "issues": issues, "invalid": invalid}
+
+    def _prune(self, workspace_id: str, issue_set) -> None:
+        from . import cursors
+
+        present = {i.id for i in issue_set.issues} | {b.id for b in (issue_set.invalid or ())}
+        for issue_id in cursors.cursor_issue_ids(workspace_id):
+            if issue_id not in present:
+                cursors.remove_cursor(workspace_id, issue_id)
+
+    # -- one issue -----------------------------------------------------------
+
+    def _skip(self, workspace_id: str, issue_id: str, reason: str, detail: str | None = None,
+              **extra: Any) -> None:
+        item = {"workspaceId": workspace_id, "issueId": issue_id, "reason": reason}
+        if detail:
+            item["detail"] = detail
+        item.update(extra)
+        self.skipped.append(item)
+
+    def _issue(self, ws, issue, item: dict) -> dict:
+        """Evaluate one scheduled, non-terminal issue; returns its new cache item."""
+        from openalice.core.errors import AliceError
+
+        from . import cursors, due
+
+        schedule = due.parse_schedule(issue.when)
+        new_item = {"status": getattr(issue, "status", None), "scheduled": True,
+                    "terminal": bool(getattr(issue, "is_terminal", False))}
+        if schedule.problem:
+            new_item["problem"] = schedule.problem
+            new_item["nextDue"] = None
+            self._skip(ws.id, issue.id, "never_fires", schedule.problem)
+            return new_item
+        try:
+            cursor = cursors.read_cursor(ws.id, issue.id)
+        except AliceError as exc:
+            self._skip(ws.id, issue.id, "cursor_invalid", str(exc),
+                       hint="fix or delete the cursor file; deleting it treats the issue as never fired")
+            new_item["nextDue"] = None
+            new_item["recheck"] = True
+            return new_item
+        decision = due.decide(schedule, cursor, self.now)
+        if decision.action == "fire":
+            cursor = self._catch_up_cursor(ws, issue, cursor, decision)
+            if cursor is not None and cursor.get("_repaired"):
+                cursor = {k: v for k, v in cursor.items() if k != "_repaired"}
+                decision = due.decide(schedule, cursor, self.now)
+        new_cursor = cursor
+        if decision.action == "fire":
+            new_cursor = self._fire(ws, issue, schedule, cursor, decision)
+        elif decision.action == "skip":
+            new_cursor = cursors.skipped(cursor, ws.id, issue.id, now=self.now)
+            self._skip(ws.id, issue.id, "catch_up_disabled",
+                       f"{decision.count}{'+' if decision.overflow else ''} elapsed slot(s) skipped "
+                       "(catchUp: false)")
+            self._write_cursor(new_cursor)
+        elif decision.action == "clock_backwards":
+            self._skip(ws.id, issue.id, "clock_backwards",
+                       "the clock is before this issue's last fire or scan; nothing fires")
+        elif decision.action == "never":
+            new_item["problem"] = decision.problem
+            self._skip(ws.id, issue.id, "never_fires", decision.problem)
+        elif decision.action == "wait" and schedule.kind == "cron" and cursor is None:
+            new_cursor = cursors.first_seen(None, ws.id, issue.id, now=self.now)
+            self._write_cursor(new_cursor, durable=False)
+        if decision.action == "clock_backwards":
+            # Re-evaluate once the clock is past the cursor again.
+            marks = [due.parse_iso(cursor.get(k)) for k in ("lastFire", "lastScanAt") if cursor]
+            marks = [m for m in marks if m is not None]
+            new_item["nextDue"] = _ms(max(marks)) if marks else None
+        else:
+            new_item["nextDue"] = _ms(due.next_due(schedule, new_cursor, self.now))
+        return new_item
+
+    def _write_cursor(self, cursor: dict, *, durable: bool = True) -> None:
+        if self.dry_run:
+            return
+        from openalice.core import fs
+
+        from . import cursors
+
+        fs.atomic_write_json(cursors.cursor_path(cursor["workspaceId"], cursor["issueId"]), cursor,
+                             durable=durable)
+
+    def _catch_up_cursor(self, ws, issue, cursor: dict | None, decision) -> dict | None:
+        """If a scheduled run newer than the cursor exists (the scanner died
+        after its task record, before its cursor), move the cursor to it."""
+        from openalice.runs import tasks
+
+        from . import cursors, due
+
+        last_fire = due.parse_iso(cursor.get("lastFire")) if cursor else None
+        for i, entry in enumerate(tasks.iter_index(workspace_id=ws.id, issue_id=issue.id)):
+            if i >= 50:
+                break
+            if entry.get("fire") != "schedule" or not entry.get("slot"):
+                continue
+            slot = due.parse_iso(entry["slot"])
+            if slot is None or (last_fire is not None and slot <= last_fire):
+                return cursor  # the newest scheduled run is already on the cursor
+            record = tasks.find_task(entry["taskId"])
+            if record is None:
+                continue  # its creation never finished: it never ran
+            repaired = cursors.repaired(cursor, ws.id, issue.id, task=record, now=self.now)
+            self._write_cursor(repaired)
+            self.repaired.append({"workspaceId": ws.id, "issueId": issue.id,
+                                  "taskId": record["taskId"], "slot": record["trigger"]["slot"]})
+            return {**repaired, "_repaired": True}
+        return cursor
+
+    def _resolve_launch(self):
+        if not self._launch_resolved:
+            from .launching import resolve_launch
+
+            self._launch = resolve_launch()
+            self._launch_resolved = True
+        return self._launch
+
+    def _fire(self, ws, issue, schedule, cursor: dict | None, decision) -> dict | None:
+        from openalice.core.errors import AliceError
+        from openalice.runs import admission
+
+        from . import cursors
+        from .owners import owner_problem
+
+        slot_iso = _iso(decision.slot)
+        problem = owner_problem(ws, issue)
+        if problem is not None:
+            self._skip(ws.id, issue.id, problem[0], problem[1], slot=slot_iso)
+            return cursor
+        launch = self._resolve_launch()
+        if launch is False:
+            self._skip(ws.id, issue.id, "runner_unavailable",
+                       "the runner (openalice.runs.supervisor) is not installed", slot=slot_iso)
+            return cursor
+        capacity = self.capacity if self.capacity is not None else admission.default_capacity()
+        if self.dry_run:
+            return self._dry_fire(ws, issue, cursor, decision, capacity)
+        try:
+            record = admission.admit(ws, issue, fire="schedule", now=self.now, capacity=capacity,
+                                     slot=slot_iso, missed=decision.missed,
+                                     missed_overflow=decision.overflow)
+        except AliceError as exc:
+            self._skip(ws.id, issue.id, exc.code, exc.message, slot=slot_iso,
+                       **({"taskId": exc.details["taskId"]} if exc.details.get("taskId") else {}))
+            if schedule.kind == "cron" and not schedule.catch_up:
+                # catchUp:false means "now or not at all": a refused slot is skipped.
+                skipped = cursors.skipped(cursor, ws.id, issue.id, now=self.now)
+                self._write_cursor(skipped)
+                return skipped
+            return cursor
+        _crash_point("task-record")
+        new_cursor = cursors.fired(cursor, ws.id, issue.id, slot=decision.slot, now=self.now,
+                                   task_id=record["taskId"], missed=decision.missed,
+                                   overflow=decision.overflow)
+        self._write_cursor(new_cursor)
+        _crash_point("cursor")
+        fired = {"workspaceId": ws.id, "issueId": issue.id, "taskId": record["taskId"],
+                 "slot": slot_iso, "missed": decision.missed}
+        if decision.overflow:
+            fired["missedOverflow"] = True
+        from .launching import start
+
+        fired.update(start(record["taskId"], launch, now=self.now))
+        self.fired.append(fired)
+        _crash_point("launch")
+        return new_cursor
+
+    def _dry_fire(self, ws, issue, cursor, decision, capacity: int) -> dict | None:
+        from openalice.runs import admission, tasks
+
+        from . import cursors
+
+        if self.planned_live is None:
+            self.planned_live = len(admission.live_runs(now=self.now))
+        slot_iso = _iso(decision.slot)
+        latest = tasks.latest_task(ws.id, issue.id, now=self.now)
+        live = {(m["workspaceId"], m["issueId"]) for m in admission.live_runs(now=self.now)}
+        if (ws.id, issue.id) in live or (latest is not None and latest.get("status") == "running"):
+            self._skip(ws.id, issue.id, "already_running", "a run of this issue is live", slot=slot_iso)
+            return cursor
+        if self.planned_live >= capacity:
+            self._skip(ws.id, issue.id, "capacity", f"{self.planned_live} runs would be live "
+                       f"(capacity {capacity})", slot=slot_iso)
+            return cursor
+        self.planned_live += 1
+        fired = {"workspaceId": ws.id, "issueId": issue.id, "taskId": None, "slot": slot_iso,
+                 "missed": decision.missed}
+        if decision.overflow:
+            fired["missedOverflow"] = True
+        fired["launched"] = False
+        self.fired.append(fired)
+        return cursors.fired(cursor, ws.id, issue.id, slot=decision.slot, now=self.now,
+                             task_id="run-dryrun00", missed=decision.missed, overflow=decision.overflow)

@@ -1,0 +1,229 @@
+"""System timers that run ``alice-schedule scan`` every minute.
+
+- cron: one crontab line, preceded by a marker comment so ``--write`` can
+  replace it idempotently;
+- systemd: a user ``.service`` (oneshot, ``KillMode=process`` so the detached
+  supervisors outlive the scan) and a ``.timer`` (``OnCalendar=minutely``,
+  ``Persistent=true``, ``AccuracySec=1s``);
+- launchd: a LaunchAgent plist with ``StartInterval`` 60.
+
+Every definition names the tool by absolute path (the installed console
+script, else the interpreter plus the checkout's ``bin/`` launcher) and
+carries ``OPENALICE_HOME``/``HARNESS_HOME`` when set and the current ``PATH``
+(timers start with a minimal one, and the runner must find the agent CLIs).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from pathlib import Path
+from typing import Mapping
+
+from openalice.core.errors import OperationalError, Unavailable
+
+__all__ = ["KINDS", "CRON_MARKER", "UNIT_NAME", "LAUNCHD_LABEL", "tool_command", "timer_env",
+           "cron_line", "cron_block", "merge_crontab", "systemd_units", "launchd_plist",
+           "definition", "install"]
+
+KINDS = ("cron", "systemd", "launchd")
+CRON_MARKER = "# openalice-schedule: managed by 'alice-schedule install-timer --cron --write'"
+UNIT_NAME = "openalice-schedule"
+LAUNCHD_LABEL = "dev.openalice.schedule"
+_ENV_KEYS = ("OPENALICE_HOME", "HARNESS_HOME")
+
+
+def tool_command(*, executable: str | None = None) -> list[str]:
+    """The absolute command that runs ``alice-schedule``."""
+    python = os.path.abspath(executable or sys.executable)
+    beside = Path(python).parent / "alice-schedule"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return [str(beside)]
+    launcher = Path(__file__).resolve().parent.parent.parent / "bin" / "alice-schedule"
+    if launcher.is_file():
+        # The launcher's `#!/usr/bin/env python3` would depend on the timer's
+        # PATH; name the interpreter explicitly.
+        return [python, str(launcher)]
+    import shutil
+
+    found = shutil.which("alice-schedule")
+    if found:
+        return [os.path.abspath(found)]
+    raise Unavailable("cannot find the alice-schedule executable", code="tool_not_found")
+
+
+def timer_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    environ = os.environ if environ is None else environ
+    out = {}
+    for key in _ENV_KEYS:
+        if environ.get(key):
+            out[key] = os.path.abspath(os.path.expanduser(environ[key]))
+    if environ.get("PATH"):
+        out["PATH"] = environ["PATH"]
+    return out
+
+
+def _home(environ: Mapping[str, str]) -> Path:
+    value = environ.get("OPENALICE_HOME")
+    if value:
+        return Path(os.path.abspath(os.path.expanduser(value)))
+    return Path(os.path.expanduser("~/.openalice"))
+
+
+def _log_path(environ: Mapping[str, str], name: str) -> Path:
+    return _home(environ) / "state" / "schedule" / name
+
+
+def cron_line(command: list[str], env: dict[str, str], log: Path) -> str:
+    parts = [f"{k}={shlex.quote(v)}" for k, v in env.items()]
+    parts += [shlex.quote(c) for c in command] + ["scan", ">>", shlex.quote(str(log)), "2>&1"]
+    # `%` ends the command in a crontab line unless escaped.
+    return "* * * * * " + " ".join(parts).replace("%", "\\%")
+
+
+def cron_block(command: list[str], env: dict[str, str], log: Path) -> str:
+    return f"{CRON_MARKER}\n{cron_line(command, env, log)}\n"
+
+
+def merge_crontab(existing: str, block: str) -> str:
+    """``existing`` with any managed block replaced by ``block`` (appended
+    when there was none); other lines untouched."""
+    lines = existing.splitlines()
+    kept: list[str] = []
+    skip_next = False
+    for line in lines:
+        if skip_next:
+            skip_next = False
+            continue
+        if line.strip() == CRON_MARKER:
+            skip_next = True
+            continue
+        kept.append(line)
+    while kept and not kept[-1].strip():
+        kept.pop()
+    text = "\n".join(kept)
+    return (text + "\n" if text else "") + block
+
+
+def systemd_units(command: list[str], env: dict[str, str]) -> dict[str, str]:
+    def quote(value: str) -> str:
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+    environment = "".join(f"Environment={quote(f'{k}={v}')}\n" for k, v in env.items())
+    exec_start = " ".join(quote(c) if (" " in c or '"' in c) else c for c in command) + " scan"
+    service = (
+        "[Unit]\n"
+        "Description=OpenAlice: scan workspaces for due scheduled issues\n\n"
+        "[Service]\n"
+        "Type=oneshot\n"
+        f"{environment}"
+        f"ExecStart={exec_start.replace('%', '%%')}\n"
+        "# The scan starts detached supervisors and exits at once; they must survive it.\n"
+        "KillMode=process\n"
+    )
+    timer = (
+        "[Unit]\n"
+        "Description=OpenAlice: run the schedule scan every minute\n\n"
+        "[Timer]\n"
+        "OnCalendar=minutely\n"
+        "Persistent=true\n"
+        "AccuracySec=1s\n\n"
+        "[Install]\n"
+        "WantedBy=timers.target\n"
+    )
+    return {f"{UNIT_NAME}.service": service, f"{UNIT_NAME}.timer": timer}
+
+
+def launchd_plist(command: list[str], env: dict[str, str], log: Path) -> str:
+    import plistlib
+
+    data = {
+        "Label": LAUNCHD_LABEL,
+        "ProgramArguments": [*command, "scan"],
+        "StartInterval": 60,
+        "RunAtLoad": True,
+        "EnvironmentVariables": dict(env),
+        "StandardOutPath": str(log),
+        "StandardErrorPath": str(log),
+        # The supervisors run in their own sessions; never take them down with the scan.
+        "AbandonProcessGroup": True,
+    }
+    return plistlib.dumps(data, sort_keys=False).decode("utf-8")
+
+
+def _user_home(environ: Mapping[str, str]) -> Path:
+    return Path(environ.get("HOME") or os.path.expanduser("~"))
+
+
+def definition(kind: str, *, environ: Mapping[str, str] | None = None,
+               command: list[str] | None = None) -> dict:
+    """What ``install-timer`` prints: ``{kind, command, files: [{path, content}],
+    enable: [argv...]}`` (``path`` is where ``--write`` puts each file)."""
+    environ = os.environ if environ is None else environ
+    if kind not in KINDS:
+        raise ValueError(kind)
+    command = command or tool_command()
+    env = timer_env(environ)
+    if kind == "cron":
+        block = cron_block(command, env, _log_path(environ, "cron.log"))
+        return {"kind": kind, "command": command, "environment": env,
+                "files": [{"path": "crontab", "content": block}],
+                "enable": []}
+    if kind == "systemd":
+        base = Path(environ.get("XDG_CONFIG_HOME") or _user_home(environ) / ".config") / "systemd" / "user"
+        units = systemd_units(command, env)
+        return {"kind": kind, "command": command, "environment": env,
+                "files": [{"path": str(base / name), "content": text} for name, text in units.items()],
+                "enable": [["systemctl", "--user", "daemon-reload"],
+                           ["systemctl", "--user", "enable", "--now", f"{UNIT_NAME}.timer"]]}
+    path = _user_home(environ) / "Library" / "LaunchAgents" / f"{LAUNCHD_LABEL}.plist"
+    return {"kind": kind, "command": command, "environment": env,
+            "files": [{"path": str(path),
+                       "content": launchd_plist(command, env, _log_path(environ, "launchd.log"))}],
+            "enable": [["launchctl", "load", "-w", str(path)]]}
+
+
+def _run(argv: list[str], *, input_text: str | None = None):
+    """Run a timer tool; its CompletedProcess (a missing tool is Unavailable)."""
+    import subprocess
+
+    try:
+        return subprocess.run(argv, input=input_text, capture_output=True, text=True, timeout=60)
+    except FileNotFoundError:
+        raise Unavailable(f"{argv[0]} is not installed", code="timer_tool_missing") from None
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise OperationalError(f"cannot run {argv[0]}: {exc}", code="timer_tool_failed") from None
+
+
+def install(spec: dict, *, enable: bool = False) -> dict:
+    """Install the definition where it belongs; returns ``{written: [...],
+    enabled: bool, crontab?: str}``.  Idempotent."""
+    from openalice.core import fs
+
+    kind = spec["kind"]
+    out: dict = {"written": [], "enabled": False}
+    if kind == "cron":
+        current = _run(["crontab", "-l"])
+        existing = current.stdout if current.returncode == 0 else ""
+        if current.returncode != 0 and "no crontab" not in (current.stderr or "").lower():
+            raise OperationalError(f"crontab -l failed: {current.stderr.strip()}", code="timer_tool_failed")
+        merged = merge_crontab(existing, spec["files"][0]["content"])
+        result = _run(["crontab", "-"], input_text=merged)
+        if result.returncode != 0:
+            raise OperationalError(f"crontab - failed: {result.stderr.strip()}", code="timer_tool_failed")
+        out["written"].append("crontab")
+        out["crontab"] = merged
+        out["enabled"] = True  # cron runs what is in the crontab
+        return out
+    for item in spec["files"]:
+        fs.atomic_write_text(item["path"], item["content"], mode=0o644, dir_mode=0o755)
+        out["written"].append(item["path"])
+    if enable:
+        for argv in spec["enable"]:
+            result = _run(argv)
+            if result.returncode != 0:
+                raise OperationalError(f"{' '.join(argv)} failed: {result.stderr.strip()}",
+                                       code="timer_tool_failed")
+        out["enabled"] = True
+    return out

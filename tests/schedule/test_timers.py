@@ -1,0 +1,138 @@
+"""install-timer: definitions with absolute paths, idempotent installation."""
+
+from __future__ import annotations
+
+import os
+import plistlib
+import stat
+import sys
+from pathlib import Path
+
+from openalice.schedule import timers
+
+ENV = {"HOME": "/home/u", "OPENALICE_HOME": "/data/alice home", "PATH": "/opt/bin:/usr/bin",
+       "ALICE_NOW": "2026-01-01T00:00:00Z"}
+CMD = ["/opt/venv/bin/alice-schedule"]
+
+
+def test_tool_command_is_absolute():
+    command = timers.tool_command()
+    assert all(os.path.isabs(part) for part in command)
+    assert command[-1].endswith("alice-schedule") and os.path.exists(command[-1])
+    if len(command) == 2:  # the checkout launcher: the interpreter is named
+        assert command[0] == os.path.abspath(sys.executable)
+
+
+def test_cron_definition():
+    spec = timers.definition("cron", environ=ENV, command=CMD)
+    block = spec["files"][0]["content"]
+    marker, line = block.splitlines()
+    assert marker == timers.CRON_MARKER
+    assert line == ("* * * * * OPENALICE_HOME='/data/alice home' PATH=/opt/bin:/usr/bin "
+                    "/opt/venv/bin/alice-schedule scan >> '/data/alice home/state/schedule/cron.log' 2>&1")
+    assert "ALICE_NOW" not in block  # a frozen clock must never leak into a timer
+    assert "%" not in timers.cron_line(["/x/100%/alice-schedule"], {}, Path("/l")).replace("\\%", "")
+
+
+def test_merge_crontab_is_idempotent_and_keeps_other_lines():
+    block = timers.cron_block(CMD, {}, Path("/l"))
+    mine = "MAILTO=me\n0 5 * * * backup\n"
+    once = timers.merge_crontab(mine, block)
+    assert once == mine + block
+    assert timers.merge_crontab(once, block) == once
+    other = timers.cron_block(["/new/alice-schedule"], {}, Path("/l"))
+    replaced = timers.merge_crontab(once, other)
+    assert replaced == mine + other and "/opt/venv" not in replaced
+    assert timers.merge_crontab("", block) == block
+
+
+def test_systemd_definition():
+    spec = timers.definition("systemd", environ=ENV, command=CMD)
+    files = {Path(f["path"]).name: f for f in spec["files"]}
+    assert set(files) == {"openalice-schedule.service", "openalice-schedule.timer"}
+    assert all(f["path"].startswith("/home/u/.config/systemd/user/") for f in spec["files"])
+    service = files["openalice-schedule.service"]["content"]
+    assert "ExecStart=/opt/venv/bin/alice-schedule scan\n" in service
+    assert 'Environment="OPENALICE_HOME=/data/alice home"\n' in service
+    assert "Type=oneshot" in service and "KillMode=process" in service
+    timer = files["openalice-schedule.timer"]["content"]
+    assert "OnCalendar=minutely\n" in timer and "Persistent=true\n" in timer
+    assert "WantedBy=timers.target" in timer
+    assert spec["enable"][-1] == ["systemctl", "--user", "enable", "--now", "openalice-schedule.timer"]
+    xdg = timers.definition("systemd", environ={**ENV, "XDG_CONFIG_HOME": "/cfg"}, command=CMD)
+    assert xdg["files"][0]["path"].startswith("/cfg/systemd/user/")
+
+
+def test_launchd_definition():
+    spec = timers.definition("launchd", environ=ENV, command=CMD)
+    item = spec["files"][0]
+    assert item["path"] == "/home/u/Library/LaunchAgents/dev.openalice.schedule.plist"
+    plist = plistlib.loads(item["content"].encode())
+    assert plist["ProgramArguments"] == [*CMD, "scan"]
+    assert plist["StartInterval"] == 60 and plist["Label"] == "dev.openalice.schedule"
+    assert plist["EnvironmentVariables"]["OPENALICE_HOME"] == "/data/alice home"
+
+
+def _fake_crontab(bin_dir: Path, store: Path) -> None:
+    script = bin_dir / "crontab"
+    script.write_text(f"""#!/bin/sh
+if [ "$1" = "-l" ]; then
+  if [ -f '{store}' ]; then cat '{store}'; exit 0; fi
+  echo "no crontab for $(id -un)" >&2; exit 1
+fi
+if [ "$1" = "-" ]; then cat > '{store}'; exit 0; fi
+exit 2
+""")
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+
+
+def test_cron_write_merges_into_the_user_crontab(cli, tmp_path):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    store = tmp_path / "crontab.txt"
+    _fake_crontab(bin_dir, store)
+    env = {"PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    r = cli("alice-schedule", "install-timer", "--cron", "--write", "--json", env=env)
+    assert r.returncode == 0, r
+    first = store.read_text()
+    assert first.count(timers.CRON_MARKER) == 1 and " scan >> " in first
+    assert r.json()["written"] == ["crontab"]
+    store.write_text("MAILTO=me\n" + first)
+    r = cli("alice-schedule", "install-timer", "--cron", "--write", env=env)
+    assert r.returncode == 0, r
+    assert store.read_text() == "MAILTO=me\n" + first  # idempotent, other lines kept
+
+
+def test_cron_write_without_crontab_is_unavailable(cli, tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    python_dir = os.path.dirname(sys.executable)  # the checkout launcher needs python3
+    assert not os.path.exists(os.path.join(python_dir, "crontab"))
+    r = cli("alice-schedule", "install-timer", "--cron", "--write", "--json",
+            env={"PATH": f"{empty}:{python_dir}"})
+    assert r.returncode == 3 and r.json()["error"]["code"] == "timer_tool_missing"
+
+
+def test_systemd_and_launchd_write_to_the_users_standard_places(cli, isolated_homes):
+    home = Path(isolated_homes["HOME"])
+    r = cli("alice-schedule", "install-timer", "--systemd", "--write", "--json")
+    assert r.returncode == 0, r
+    unit_dir = home / ".config" / "systemd" / "user"
+    assert sorted(p.name for p in unit_dir.iterdir()) == ["openalice-schedule.service",
+                                                          "openalice-schedule.timer"]
+    assert r.json()["enabled"] is False
+    r = cli("alice-schedule", "install-timer", "--systemd", "--write")
+    assert "systemctl --user enable --now openalice-schedule.timer" in r.stdout
+    r = cli("alice-schedule", "install-timer", "--launchd", "--write", "--json")
+    assert r.returncode == 0, r
+    plist = home / "Library" / "LaunchAgents" / "dev.openalice.schedule.plist"
+    assert plistlib.loads(plist.read_bytes())["StartInterval"] == 60
+
+
+def test_install_timer_usage_errors(cli):
+    assert cli("alice-schedule", "install-timer").returncode == 2
+    assert cli("alice-schedule", "install-timer", "--cron", "--systemd").returncode == 2
+    r = cli("alice-schedule", "install-timer", "--cron", "--enable", "--json")
+    assert r.returncode == 2 and r.json()["error"]["code"] == "usage"
+    r = cli("alice-schedule", "install-timer", "--launchd")
+    assert r.returncode == 0 and "<key>StartInterval</key>" in r.stdout
