@@ -1,6 +1,7 @@
 """`alice doctor`: one line per finding, exit 0 when all is well, 3 otherwise."""
 
 import json
+import shutil
 import os
 import stat
 
@@ -73,8 +74,7 @@ def test_loose_home_missing_workspace_and_missing_default_agent(cli, workspace, 
     (fakebin / "pi").unlink()
     other = tmp_path / "gone"
     assert cli("alice", "workspace", "init", str(other)).returncode == 0
-    (other / ".alice" / "issues").rmdir()
-    (other / ".alice").rmdir()
+    shutil.rmtree(other / ".alice")
     r = _doctor(cli, [fakebin], "--json")
     assert r.returncode == 3
     doc = r.json()
