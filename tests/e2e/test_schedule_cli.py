@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -274,8 +275,10 @@ def test_retry_now_needs_a_failed_or_interrupted_latest_run(sch):
     r = sch("retry-now", "poll", "--json")
     assert r.returncode == 2 and r.json()["error"]["code"] == "not_retryable"
     second = sch("run-now", "poll", "--json").json()["task"]["taskId"]
-    # no supervisor ever started it: after the grace it reads as interrupted
-    r = sch("retry-now", "poll", "--json", now="2026-03-02T08:05:00Z")
+    # no supervisor ever started it: two minutes (of real time) later it reads as interrupted
+    then = time.time() - 121
+    os.utime(tasks.record_path(second), (then, then))
+    r = sch("retry-now", "poll", "--json")
     assert r.returncode == 0, r
     retry = r.json()
     check("schedule-fire", retry)
