@@ -29,13 +29,15 @@ from typing import Any, Callable
 
 __all__ = [
     "launch", "run_task", "main", "status_for", "output_summary",
-    "STREAM_CAP", "LINE_LIMIT", "KILL_GRACE", "SNAPSHOT_INTERVAL", "JOURNAL_TURN_LIMIT",
+    "STREAM_CAP", "LINE_LIMIT", "KILL_GRACE", "DRAIN_TIMEOUT", "SNAPSHOT_INTERVAL", "JOURNAL_TURN_LIMIT",
     "PREVIEW_CHARS", "JOURNAL_TEXT_BYTES",
 ]
 
 STREAM_CAP = 16 * 1024 * 1024        # bytes kept of each raw stream (stdout.log, stderr.log)
 LINE_LIMIT = 4 * 1024 * 1024         # one stdout line held in memory at most; the rest is skipped
+READ_SIZE = 64 * 1024                # bytes per read of a child's pipe
 KILL_GRACE = 5.0                     # SIGTERM → SIGKILL
+DRAIN_TIMEOUT = 5.0                  # after the group is gone, wait this long for the pipes to close
 SNAPSHOT_INTERVAL = 0.25             # structured.json is rewritten at most this often while running
 JOURNAL_TURN_LIMIT = 50              # runtime.turn.* facts journalled per run
 PREVIEW_CHARS = 1000                 # output.assistantPreview
@@ -139,6 +141,8 @@ def _clip_utf8(text: str, limit: int) -> str:
 class _Pump(threading.Thread):
     """Drain one pipe into a capped log file, handing each stdout line on.
 
+    The pipe is read in chunks as they arrive (one log write per chunk, so
+    the log is current without a write per line), then split into lines.
     Past ``STREAM_CAP`` the log stops growing but the pipe is still drained
     (a child blocked on a full pipe would never exit) and lines still reach
     ``on_line``.  A line longer than ``LINE_LIMIT`` is handed on cut at the
@@ -160,22 +164,39 @@ class _Pump(threading.Thread):
         except OSError as exc:
             self.error = exc
             fd = -1
-        skipping = False
+        source = self.pipe.fileno()
+        pending = bytearray()
+        skipping = False          # inside the remainder of an overlong line
         try:
             while True:
-                chunk = self.pipe.readline(LINE_LIMIT)
+                chunk = os.read(source, READ_SIZE)
                 if not chunk:
                     break
                 self._log(fd, chunk)
                 if self.on_line is None:
                     continue
-                complete = chunk.endswith(b"\n")
-                if not skipping:
-                    self.on_line(chunk)
-                skipping = not complete
+                pending += chunk
+                start = 0
+                while True:
+                    end = pending.find(b"\n", start)
+                    if end < 0:
+                        break
+                    if skipping:
+                        skipping = False
+                    else:
+                        self.on_line(bytes(pending[start:min(end + 1, start + LINE_LIMIT)]))
+                    start = end + 1
+                del pending[:start]
+                if len(pending) >= LINE_LIMIT:
+                    if not skipping:
+                        self.on_line(bytes(pending[:LINE_LIMIT]))
+                    skipping = True
+                    pending.clear()
+            if pending and not skipping and self.on_line is not None:
+                self.on_line(bytes(pending))
         except BaseException as exc:  # noqa: BLE001 -- reported by the supervisor, never a hang
             self.error = exc
-            _drain(self.pipe)
+            _drain(source)
         finally:
             if fd >= 0:
                 if self.dropped:
@@ -209,11 +230,11 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
-def _drain(pipe) -> None:
+def _drain(fd: int) -> None:
     try:
-        while pipe.read(65536):
+        while os.read(fd, READ_SIZE):
             pass
-    except (OSError, ValueError):
+    except OSError:
         pass
 
 
@@ -498,7 +519,8 @@ class _Run:
             events = self.normalizer.feed(line)
         if events:
             self.journal_turns(events)
-            self.writer.dirty.set()
+            if not self.writer.dirty.is_set():
+                self.writer.dirty.set()
 
     def journal_turns(self, events) -> None:
         for event in events:
@@ -583,8 +605,13 @@ class _Run:
         # grandchild holding the pipes) ends with it.
         if procs.group_alive(proc.pid):
             procs.terminate_group(proc.pid, grace=KILL_GRACE)
-        out.join()
-        err.join()
+        # A process that left the group (setsid) may still hold the pipes:
+        # what it writes later is not part of this run.
+        for pump in (out, err):
+            pump.join(DRAIN_TIMEOUT)
+            if pump.is_alive():
+                self.note(f"{pump.name} is still held open by a process outside the agent's group; "
+                          "not waiting for it")
         self.writer.stop()
         for pump in (out, err):
             if pump.error is not None:

@@ -490,3 +490,44 @@ def test_an_unknown_task_is_refused_cleanly(registry, ws, capsys):
     assert "unknown task run-AAAAAAAA" in capsys.readouterr().err
     assert supervisor.main(["--help"]) == 2
     assert journal_facts() == []
+
+
+def test_a_process_that_left_the_group_cannot_hold_the_run_open(registry, ws, tmp_path, monkeypatch):
+    from openalice.core import proc as procs
+
+    tasks, _ = registry
+    monkeypatch.setattr(supervisor, "DRAIN_TIMEOUT", 0.3)
+    bindir = tmp_path / "escape-bin"
+    bindir.mkdir()
+    marker = tmp_path / "escaped.pid"
+    script = bindir / "codex"
+    script.write_text(f"""#!{os.sys.executable}
+import json, os, subprocess, sys
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True)
+open({str(marker)!r}, "w").write(str(child.pid))
+print(json.dumps({{"type": "item.completed", "item": {{"id": "i1", "type": "agent_message", "text": "bye"}}}}), flush=True)
+""")
+    script.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bindir}:/usr/bin:/bin")
+    try:
+        record = supervisor.run_task(new_task(tasks, ws, request=request_for("codex")))
+        assert record["status"] == "done"
+        assert record["output"]["assistantPreview"] == "bye"
+    finally:
+        procs.kill_group(int(marker.read_text()), 9)
+
+
+def test_the_pump_splits_chunks_into_lines_and_cuts_overlong_ones(tmp_path, monkeypatch):
+    monkeypatch.setattr(supervisor, "LINE_LIMIT", 100)
+    monkeypatch.setattr(supervisor, "READ_SIZE", 7)     # lines straddle reads
+    read_fd, write_fd = os.pipe()
+    lines: list[bytes] = []
+    pump = supervisor._Pump(os.fdopen(read_fd, "rb"), tmp_path / "out.log", lines.append, "test")
+    pump.start()
+    data = b"first\n" + b"y" * 250 + b"\nsecond\n" + b"z" * 120 + b"tail without newline"
+    os.write(write_fd, data)
+    os.close(write_fd)
+    pump.join(10)
+    assert lines == [b"first\n", b"y" * 100, b"second\n", b"z" * 100]
+    assert (tmp_path / "out.log").read_bytes() == data
+    assert pump.error is None
