@@ -128,9 +128,8 @@ def cmd_runs(args, ctx: Context) -> int:
         workspace_id = workspaces.get(args.workspace).id
     if args.before is not None and not tasks.is_task_id(args.before):
         raise UsageError(f"--before needs a task id, got {args.before!r}", code="usage")
-    now = ctx.now()
     page = tasks.list_tasks(workspace_id=workspace_id, issue_id=issue_id, status=args.status,
-                            limit=args.limit + 1, before=args.before, now=now)
+                            limit=args.limit + 1, before=args.before)
     has_more = len(page) > args.limit
     page = page[:args.limit]
     data = {"runs": [summary(r) for r in page], "hasMore": has_more}
@@ -178,7 +177,7 @@ def cmd_run(args, ctx: Context) -> int:
 
     if args.timeout is not None and not args.wait:
         raise UsageError("--timeout needs --wait", code="usage")
-    record = tasks.effective(tasks.load_task(args.task_id), now=ctx.now())
+    record = tasks.effective(tasks.load_task(args.task_id))
     if args.wait:
         deadline = None if args.timeout is None else time.monotonic() + args.timeout
         delay = 0.05
@@ -188,7 +187,7 @@ def cmd_run(args, ctx: Context) -> int:
                            code="still_running", details={"taskId": args.task_id})
             time.sleep(delay if deadline is None else max(0.0, min(delay, deadline - time.monotonic())))
             delay = min(delay * 2, 0.5)
-            record = tasks.effective(tasks.load_task(args.task_id), now=ctx.now())
+            record = tasks.effective(tasks.load_task(args.task_id))
     structured, problem = _structured(args.task_id)
     directory = tasks.task_dir(args.task_id)
     data = {"task": summary(record), "prompt": record.get("prompt"), "structured": structured,

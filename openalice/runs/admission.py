@@ -156,24 +156,24 @@ def _iter_markers() -> list[tuple[Path, dict]]:
     return out
 
 
-def _live(now: datetime | None, *, sweep: bool) -> list[dict]:
+def _live(*, sweep: bool) -> list[dict]:
     """Markers whose task is still running (effective); with ``sweep`` the
     others are deleted (callers hold the admission lock)."""
     out = []
     for path, marker in _iter_markers():
         task_id = marker.get("taskId")
         record = tasks.find_task(task_id) if tasks.is_task_id(task_id) else None
-        if record is not None and tasks.effective(record, now=now).get("status") == "running":
+        if record is not None and tasks.effective(record).get("status") == "running":
             out.append({**marker, "task": record})
         elif sweep:
             fs.remove_file(path)
     return out
 
 
-def live_runs(*, now: datetime | None = None) -> list[dict]:
+def live_runs() -> list[dict]:
     """The live runs (their markers: ``taskId``, ``workspaceId``, ``issueId``,
     ``resumeId``?, ``createdAt``), read-only."""
-    return [{k: v for k, v in m.items() if k != "task"} for m in _live(now, sweep=False)]
+    return [{k: v for k, v in m.items() if k != "task"} for m in _live(sweep=False)]
 
 
 def admit(ws: Any, issue: Any, *, fire: str, now: datetime, capacity: int | None = None,
@@ -194,11 +194,11 @@ def admit(ws: Any, issue: Any, *, fire: str, now: datetime, capacity: int | None
     issue_id = _field(issue, "id")
     owner_resume = _resume_owner(_field(issue, "assignee"))
     with locks.locked(admission_lock_path(), timeout=LOCK_TIMEOUT_SECONDS):
-        live = _live(now, sweep=True)
+        live = _live(sweep=True)
         for marker in live:
             if marker.get("workspaceId") == workspace_id and marker.get("issueId") == issue_id:
                 raise _already_running(workspace_id, issue_id, marker.get("taskId"))
-        latest = tasks.latest_task(workspace_id, issue_id, now=now)
+        latest = tasks.latest_task(workspace_id, issue_id)
         if latest is not None and latest.get("status") == "running":
             raise _already_running(workspace_id, issue_id, latest.get("taskId"))
         if fire == "retry":

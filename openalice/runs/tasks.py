@@ -20,15 +20,16 @@ scanner's idempotence check treats it as "never fired".
 
 Liveness is computed at read time (:func:`effective`): a record still saying
 ``running`` whose supervisor process is gone (pid + start token), or that never
-got a supervisor within :data:`SUPERVISOR_GRACE_SECONDS`, reads as
-``interrupted``.  The stored record is never changed by reading it.
+got a supervisor and has not been written for :data:`SUPERVISOR_GRACE_SECONDS`
+of real time, reads as ``interrupted``.  Like the pid check, that grace is
+measured on the real clock (the record file's modification time), never on a
+frozen ``ALICE_NOW``.  The stored record is never changed by reading it.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -44,9 +45,9 @@ __all__ = [
 
 RECORD_VERSION = 1
 STATUSES = ("running", "done", "failed", "interrupted")
-# A scanner launches the supervisor right after it creates the record; a
-# record with no supervisor this long after its creation was orphaned (the
-# scanner died in between) and reads as interrupted.
+# A scanner launches the supervisor right after it creates the record and
+# notes its pid at once; a record with no supervisor, untouched this long, was
+# orphaned (the scanner died in between) and reads as interrupted.
 SUPERVISOR_GRACE_SECONDS = 120
 
 TASK_ID_RE = re.compile(r"run-[A-Za-z0-9_-]{8}\Z")
@@ -246,8 +247,7 @@ def iter_index(*, workspace_id: str | None = None, issue_id: str | None = None) 
 
 
 def list_tasks(*, workspace_id: str | None = None, issue_id: str | None = None,
-               status: str | None = None, limit: int = 50, before: str | None = None,
-               now: datetime | None = None) -> list[dict]:
+               status: str | None = None, limit: int = 50, before: str | None = None) -> list[dict]:
     """Effective records, newest first.
 
     ``before`` is a task id: only tasks created before it are listed; an id
@@ -270,7 +270,7 @@ def list_tasks(*, workspace_id: str | None = None, issue_id: str | None = None,
         record = find_task(entry["taskId"])
         if record is None:
             continue  # a creation that never finished
-        record = effective(record, now=now)
+        record = effective(record)
         if status is not None and record.get("status") != status:
             continue
         out.append(record)
@@ -279,7 +279,7 @@ def list_tasks(*, workspace_id: str | None = None, issue_id: str | None = None,
     return out
 
 
-def latest_task(workspace_id: str, issue_id: str, *, now: datetime | None = None,
+def latest_task(workspace_id: str, issue_id: str, *,
                 predicate: Callable[[dict], bool] | None = None, depth: int = 200) -> dict | None:
     """The newest effective record of an issue (matching ``predicate``),
     looking back at most ``depth`` index lines."""
@@ -290,23 +290,24 @@ def latest_task(workspace_id: str, issue_id: str, *, now: datetime | None = None
             continue
         record = find_task(entry["taskId"])
         if record is not None:
-            return effective(record, now=now)
+            return effective(record)
     return None
 
 
-def effective(record: dict, *, now: datetime | None = None) -> dict:
+def effective(record: dict) -> dict:
     """The record as it reads now: ``running`` whose supervisor is gone, or
-    that never got one within the grace period, becomes ``interrupted`` (with
-    ``interruptionReason``).  Other records are returned unchanged."""
+    that never got one (see :data:`SUPERVISOR_GRACE_SECONDS`), becomes
+    ``interrupted`` (with ``interruptionReason``).  Other records are
+    returned unchanged."""
     if record.get("status") != "running":
         return record
-    reason = _dead_reason(record, now)
+    reason = _dead_reason(record)
     if reason is None:
         return record
     return {**record, "status": "interrupted", "interruptionReason": reason}
 
 
-def _dead_reason(record: dict, now: datetime | None) -> str | None:
+def _dead_reason(record: dict) -> str | None:
     supervisor = record.get("supervisor")
     if isinstance(supervisor, dict) and isinstance(supervisor.get("pid"), int):
         from openalice.core import proc
@@ -314,12 +315,20 @@ def _dead_reason(record: dict, now: datetime | None) -> str | None:
         if proc.is_alive(supervisor["pid"], supervisor.get("startToken")):
             return None
         return "supervisor_exited"
-    created = record.get("createdAt")
-    try:
-        created_at = clock.parse_instant(created) if isinstance(created, str) else None
-    except InvalidInput:
-        created_at = None
-    current = now if now is not None else clock.now()
-    if created_at is None or current - created_at > timedelta(seconds=SUPERVISOR_GRACE_SECONDS):
+    import time
+
+    written = None
+    if is_task_id(record.get("taskId")):
+        try:
+            written = os.stat(runs_dir() / "tasks" / record["taskId"] / "task.json").st_mtime
+        except OSError:
+            written = None
+    if written is None:  # not a stored record: its own creation time, on the real clock
+        created = record.get("createdAt")
+        try:
+            written = clock.parse_instant(created).timestamp() if isinstance(created, str) else None
+        except InvalidInput:
+            written = None
+    if written is None or time.time() - written > SUPERVISOR_GRACE_SECONDS:
         return "supervisor_never_started"
     return None

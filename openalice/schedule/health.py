@@ -135,7 +135,7 @@ def issue_health(ws: Any, issue: Any, *, now: datetime) -> dict:
             problem = "at: already fired"
     if cursor_error:
         problem = f"cursor unreadable: {cursor_error}"
-    latest = tasks.latest_task(ws.id, issue.id, now=now)
+    latest = tasks.latest_task(ws.id, issue.id)
     state, detail = owner_state(ws, issue)
     health = automation_health(status=getattr(issue, "status", None), latest=latest,
                                owner_state=state, next_due=next_fire, now=now, problem=problem,

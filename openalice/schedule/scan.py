@@ -509,10 +509,10 @@ class _Scanner:
         from . import cursors
 
         if self.planned_live is None:
-            self.planned_live = len(admission.live_runs(now=self.now))
+            self.planned_live = len(admission.live_runs())
         slot_iso = _iso(decision.slot)
-        latest = tasks.latest_task(ws.id, issue.id, now=self.now)
-        live = {(m["workspaceId"], m["issueId"]) for m in admission.live_runs(now=self.now)}
+        latest = tasks.latest_task(ws.id, issue.id)
+        live = {(m["workspaceId"], m["issueId"]) for m in admission.live_runs()}
         if (ws.id, issue.id) in live or (latest is not None and latest.get("status") == "running"):
             self._skip(ws.id, issue.id, "already_running", "a run of this issue is live", slot=slot_iso)
             return cursor

@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -274,8 +275,10 @@ def test_retry_now_needs_a_failed_or_interrupted_latest_run(sch):
     r = sch("retry-now", "poll", "--json")
     assert r.returncode == 2 and r.json()["error"]["code"] == "not_retryable"
     second = sch("run-now", "poll", "--json").json()["task"]["taskId"]
-    # no supervisor ever started it: after the grace it reads as interrupted
-    r = sch("retry-now", "poll", "--json", now="2026-03-02T08:05:00Z")
+    # no supervisor ever started it: two minutes (of real time) later it reads as interrupted
+    then = time.time() - 121
+    os.utime(tasks.record_path(second), (then, then))
+    r = sch("retry-now", "poll", "--json")
     assert r.returncode == 0, r
     retry = r.json()
     check("schedule-fire", retry)
@@ -402,3 +405,44 @@ def test_verbs_outside_a_workspace_need_one(cli, tmp_path):
     assert r.returncode == 2 and r.json()["error"]["code"] == "no_workspace"
     r = cli("alice-schedule", "runs", "--json", cwd=tmp_path)
     assert r.returncode == 0 and r.json() == {"runs": [], "hasMore": False}
+
+
+# -- with the real runner -----------------------------------------------------------------
+
+def test_real_runs_validate_and_resume_owners_chain_their_tasks(cli, workspace):
+    """scan → the runner's detached supervisor → a stand-in engine; the
+    records the runner completes still match spec/task-record.schema.json,
+    and the @resume owner's next scheduled run names its parent task."""
+    from tests.runs.standins import StandIns, fixtures_dir
+
+    fixtures = fixtures_dir()
+    if fixtures is None:
+        pytest.skip("SKIPPED: recorded agent streams not found")
+    engines = StandIns(workspace.parent / "standin-bin", fixtures)
+    r = cli("alice", "issue", "create", "--title", "Daily", "--id", "daily", "--every", "1m",
+            "--agent", "claude", "--body", "Write the report", "--json", cwd=workspace,
+            env={"ALICE_NOW": NOW})
+    assert r.returncode == 0, r
+    task_ids = []
+    for now in ("2026-03-02T09:00:00Z", "2026-03-02T09:01:00Z"):
+        r = cli("alice-schedule", "scan", "--json", env={"ALICE_NOW": now, "PATH": engines.path_env()})
+        assert r.returncode == 0, r
+        check("schedule-scan", r.json())
+        [fired] = r.json()["fired"]
+        assert fired["launched"] is True and fired["pid"] > 0
+        r = cli("alice-schedule", "run", fired["taskId"], "--wait", "--timeout", "60", "--json")
+        assert r.returncode == 0, r
+        shown = r.json()
+        check("schedule-run", shown)
+        assert shown["task"]["status"] == "done", shown
+        task_ids.append(fired["taskId"])
+        check("task-record", json.loads((state_files(f"runs/tasks/{fired['taskId']}/task.json")[0]).read_text()))
+    first, second = (json.loads(state_files(f"runs/tasks/{t}/task.json")[0].read_text()) for t in task_ids)
+    assert first["owner"] == "@new-then-resume" and second["owner"] == f"@{first['resumeId']}"
+    assert second["parentTaskId"] == first["taskId"] and second["resumeId"] == first["resumeId"]
+    r = cli("alice-schedule", "health", "--json", env={"ALICE_NOW": "2026-03-02T09:01:30Z"})
+    check("schedule-health", r.json())
+    assert r.json()["issues"][0]["state"] == "healthy"
+    r = cli("alice-schedule", "runs", "--json")
+    check("schedule-runs", r.json())
+    assert [x["taskId"] for x in r.json()["runs"]] == task_ids[::-1]

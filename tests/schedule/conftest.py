@@ -39,8 +39,7 @@ class Sched:
     def tasks(self, ws, issue_id):
         from openalice.runs import tasks
 
-        return tasks.list_tasks(workspace_id=ws.id, issue_id=issue_id, limit=1000,
-                                now=T("2000-01-01T00:00:00Z"))
+        return tasks.list_tasks(workspace_id=ws.id, issue_id=issue_id, limit=1000)
 
     def finish(self, task_id: str, status: str = "done", **fields):
         """What the supervisor does at the end of a run."""

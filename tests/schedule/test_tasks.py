@@ -79,15 +79,14 @@ def test_listing_is_newest_first_and_filters():
     a2 = make(issueId="a")
     other = make(workspaceId="other", issueId="a")
     tasks.update_task(a1["taskId"], {"status": "failed"})
-    now = T("2026-01-01T10:00:30Z")
     ids = lambda rs: [r["taskId"] for r in rs]  # noqa: E731
-    assert ids(tasks.list_tasks(now=now)) == [other["taskId"], a2["taskId"], b1["taskId"], a1["taskId"]]
-    assert ids(tasks.list_tasks(workspace_id="ws", issue_id="a", now=now)) == [a2["taskId"], a1["taskId"]]
-    assert ids(tasks.list_tasks(workspace_id="ws", now=now)) == [a2["taskId"], b1["taskId"], a1["taskId"]]
-    assert ids(tasks.list_tasks(issue_id="a", now=now)) == [other["taskId"], a2["taskId"], a1["taskId"]]
-    assert ids(tasks.list_tasks(status="failed", now=now)) == [a1["taskId"]]
-    assert ids(tasks.list_tasks(limit=2, now=now)) == [other["taskId"], a2["taskId"]]
-    assert ids(tasks.list_tasks(before=a2["taskId"], now=now)) == [b1["taskId"], a1["taskId"]]
+    assert ids(tasks.list_tasks()) == [other["taskId"], a2["taskId"], b1["taskId"], a1["taskId"]]
+    assert ids(tasks.list_tasks(workspace_id="ws", issue_id="a")) == [a2["taskId"], a1["taskId"]]
+    assert ids(tasks.list_tasks(workspace_id="ws")) == [a2["taskId"], b1["taskId"], a1["taskId"]]
+    assert ids(tasks.list_tasks(issue_id="a")) == [other["taskId"], a2["taskId"], a1["taskId"]]
+    assert ids(tasks.list_tasks(status="failed")) == [a1["taskId"]]
+    assert ids(tasks.list_tasks(limit=2)) == [other["taskId"], a2["taskId"]]
+    assert ids(tasks.list_tasks(before=a2["taskId"])) == [b1["taskId"], a1["taskId"]]
 
 
 def test_44_an_unknown_before_cursor_gives_an_empty_page():
@@ -132,13 +131,25 @@ def test_listing_an_issue_is_o_page_with_100000_records(monkeypatch):
     assert [r["taskId"] for r in page] == ["run-00099999", "run-00099998"] and len(reads) == 2
 
 
-def test_running_without_a_supervisor_is_interrupted_after_the_grace():
-    record = make(createdAt="2026-01-01T10:00:00Z")
-    assert tasks.effective(record, now=T("2026-01-01T10:01:59Z"))["status"] == "running"
-    late = tasks.effective(record, now=T("2026-01-01T10:02:01Z"))
+def test_running_without_a_supervisor_is_interrupted_after_the_grace_in_real_time():
+    import os
+    import time
+
+    record = make(createdAt="2020-01-01T10:00:00Z")  # a frozen, long-past logical clock
+    assert tasks.effective(record)["status"] == "running"  # written just now, really
+    path = tasks.record_path(record["taskId"])
+    then = time.time() - tasks.SUPERVISOR_GRACE_SECONDS + 5
+    os.utime(path, (then, then))
+    assert tasks.effective(record)["status"] == "running"
+    then = time.time() - tasks.SUPERVISOR_GRACE_SECONDS - 1
+    os.utime(path, (then, then))
+    late = tasks.effective(record)
     assert late["status"] == "interrupted"
     assert late["interruptionReason"] == "supervisor_never_started"
     assert tasks.find_task(record["taskId"])["status"] == "running"  # reading never writes
+    # a record that is not stored: its own createdAt, on the real clock
+    assert tasks.effective({"status": "running", "createdAt": "2020-01-01T00:00:00Z"})["status"] \
+        == "interrupted"
 
 
 def test_sigkill_of_a_supervisor_reads_as_interrupted():
@@ -147,13 +158,12 @@ def test_sigkill_of_a_supervisor_reads_as_interrupted():
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
         record = make(supervisor={"pid": child.pid, "startToken": proc.start_token(child.pid)})
-        now = T("2026-01-01T10:00:01Z")
-        assert tasks.effective(record, now=now)["status"] == "running"
+        assert tasks.effective(record)["status"] == "running"
         child.send_signal(signal.SIGKILL)
         child.wait(timeout=10)
-        dead = tasks.effective(tasks.find_task(record["taskId"]), now=now)
+        dead = tasks.effective(tasks.find_task(record["taskId"]))
         assert dead["status"] == "interrupted" and dead["interruptionReason"] == "supervisor_exited"
-        listed = tasks.list_tasks(workspace_id="ws", issue_id="poll", now=now)[0]
+        listed = tasks.list_tasks(workspace_id="ws", issue_id="poll")[0]
         assert listed["status"] == "interrupted"
     finally:
         if child.poll() is None:
@@ -168,12 +178,12 @@ def test_a_reused_pid_is_not_mistaken_for_the_supervisor():
 
     record = make(supervisor={"pid": os.getpid(), "startToken": "linux:1"})
     assert proc.start_token(os.getpid()) != "linux:1"
-    assert tasks.effective(record, now=T("2026-01-01T10:00:01Z"))["status"] == "interrupted"
+    assert tasks.effective(record)["status"] == "interrupted"
 
 
 def test_finished_records_are_returned_unchanged():
     record = {**make(), "status": "done"}
-    assert tasks.effective(record, now=T("2099-01-01T00:00:00Z")) is record
+    assert tasks.effective(record) is record
 
 
 def test_safe_names_never_collide_and_never_escape():
