@@ -10,7 +10,6 @@ SIGKILL), so a crashed holder never leaves a stale lock behind.
 
 from __future__ import annotations
 
-import fcntl
 import os
 import threading
 import time
@@ -18,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
+from . import flock
 from .errors import Busy, OperationalError
 
 __all__ = ["Lock", "acquire", "locked", "lock_path_for"]
@@ -72,10 +72,7 @@ class Lock:
         slot.depth -= 1
         if slot.depth == 0 and slot.fd is not None:
             fd, slot.fd = slot.fd, None
-            try:
-                fcntl.flock(fd, fcntl.LOCK_UN)
-            finally:
-                os.close(fd)
+            os.close(fd)  # the only descriptor: closing it drops the flock
         slot.thread_lock.release()
 
     def __enter__(self) -> "Lock":
@@ -117,24 +114,20 @@ def _acquire_thread_lock(slot: _Slot, blocking: bool, deadline: float | None) ->
 
 def _flock(key: str, blocking: bool, deadline: float | None) -> int:
     try:
-        os.makedirs(os.path.dirname(key), exist_ok=True)
-        fd = os.open(key, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        fd = flock.open_lock_file(key)
     except OSError as exc:
         raise OperationalError(f"cannot open lock file: {exc.strerror}", file=key) from exc
     try:
         if blocking and deadline is None:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            flock.lock(fd)
             return fd
         delay = 0.005
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return fd
-            except BlockingIOError:
-                if not blocking or time.monotonic() >= deadline:
-                    raise Busy(f"lock is held: {key}", code="lock_held", file=key) from None
-                time.sleep(delay)
-                delay = min(delay * 2, 0.1)
+        while not flock.try_lock(fd):
+            if not blocking or time.monotonic() >= deadline:
+                raise Busy(f"lock is held: {key}", code="lock_held", file=key)
+            time.sleep(delay)
+            delay = min(delay * 2, 0.1)
+        return fd
     except BaseException:
         os.close(fd)
         raise

@@ -15,6 +15,7 @@ import os
 import stat
 from pathlib import Path
 
+from . import homes
 from .errors import InvalidInput, NotFound, PathEscape
 
 __all__ = [
@@ -23,19 +24,12 @@ __all__ = [
 ]
 
 
-def _home_from(var: str, default: str) -> Path:
-    value = os.environ.get(var)
-    if value:
-        return Path(os.path.abspath(os.path.expanduser(value)))
-    return Path(os.path.expanduser(default))
-
-
 def openalice_home() -> Path:
-    return _home_from("OPENALICE_HOME", "~/.openalice")
+    return Path(homes.openalice_home())
 
 
 def harness_home() -> Path:
-    return _home_from("HARNESS_HOME", "~/.harness")
+    return Path(homes.harness_home())
 
 
 def state_dir() -> Path:

@@ -8,7 +8,7 @@ cache recorded, and no cached issue is due, the report is built from the
 cache and nothing else is read or imported.  Otherwise it returns None and
 the full scanner (:mod:`.scan`) runs, holding the lock this module took.
 
-It imports only ``os``, ``fcntl``, ``marshal`` and the C half of
+It imports only ``os``, ``fcntl`` (via :mod:`openalice.core.flock`), ``marshal`` and the C half of
 ``datetime``: ``json`` alone (through ``re`` and ``enum``) would cost more
 than the rest of the scan.  Hence three deliberate departures from the house
 style, all confined to this module:
@@ -18,10 +18,10 @@ style, all confined to this module:
   structure is documented by ``spec/schedule-scan-cache.schema.json`` (of the
   decoded value), it records the Python version that wrote it, and anything
   unreadable is simply rebuilt;
-- the scan lock is taken with ``fcntl`` directly rather than through
-  :mod:`openalice.core.locks` (whose ``threading`` and ``pathlib`` imports
-  cost more than this whole scan): the lock file and the ``flock`` semantics
-  are the same, so both kinds of scanner exclude each other;
+- the scan lock is taken with the bare primitive :mod:`openalice.core.flock`
+  rather than through :mod:`openalice.core.locks` (whose ``threading`` import
+  costs more than this whole scan): :mod:`~openalice.core.locks` is built on
+  the same primitive and lock file, so both kinds of scanner exclude each other;
 - the clock (``ALICE_NOW`` / ``--now``) is read with ``_datetime``; anything
   unusual falls back to :mod:`openalice.core.clock`, whose rules and errors
   apply (a test checks both agree).
@@ -34,6 +34,8 @@ from __future__ import annotations
 
 import os
 
+from openalice.core.homes import openalice_home  # the plain-string form: no pathlib
+
 __all__ = ["CACHE_VERSION", "openalice_home", "cache_file", "lock_file", "registry_file",
            "environment_key", "list_issue_files", "file_stat", "load_cache", "dump_cache",
            "take_lock", "release_lock", "quick_scan", "epoch_ms", "parse_now", "iso"]
@@ -42,12 +44,6 @@ CACHE_VERSION = 2
 _held_fd: int | None = None
 
 
-def openalice_home() -> str:
-    # The same rule as openalice.core.paths.openalice_home, without pathlib.
-    value = os.environ.get("OPENALICE_HOME")
-    if value:
-        return os.path.abspath(os.path.expanduser(value))
-    return os.path.expanduser("~/.openalice")
 
 
 def cache_file() -> str:
@@ -177,17 +173,10 @@ def take_lock() -> bool:
     """Take the scan lock without waiting; False when another scan holds it.
     Held until :func:`release_lock` or the process exits."""
     global _held_fd
-    import fcntl
+    from openalice.core import flock
 
-    path = lock_file()
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-    except FileNotFoundError:
-        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
+    fd = flock.open_lock_file(lock_file())
+    if not flock.try_lock(fd):
         os.close(fd)
         return False
     _held_fd = fd
