@@ -36,6 +36,14 @@ def median_call(fn, *, repeats: int = 7) -> float:
     return statistics.median(samples)
 
 
+def run_json(argv: list[str], env: dict) -> object:
+    """Run a tool with --json and return its one document."""
+    import json
+
+    out = subprocess.run(argv, capture_output=True, text=True, env=env, check=True).stdout
+    return json.loads(out)
+
+
 def tool(name: str) -> str:
     beside = Path(sys.executable).parent / name
     return str(beside) if beside.exists() else str(REPO / "bin" / name)

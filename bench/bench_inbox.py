@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from _common import isolated_env, median_runtime, report, tool
+from _common import isolated_env, median_runtime, report, run_json, tool
 
 SIZES = (10_000, 100_000)
 BASE_MS = 1_796_029_200_000
@@ -48,11 +47,6 @@ def build(home: Path, n: int, *, all_read: bool = False) -> list[str]:
         (inbox / "read-state.json").write_text(json.dumps(
             {"version": 1, "read": {eid: BASE_MS for eid in ids}}, indent=2))
     return ids
-
-
-def run_json(argv: list[str], env: dict) -> dict:
-    out = subprocess.run(argv, capture_output=True, text=True, env=env, check=True).stdout
-    return json.loads(out)
 
 
 def main() -> int:

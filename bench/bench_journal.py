@@ -13,15 +13,13 @@ the page total equals the number of records.
 
 from __future__ import annotations
 
-import json
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from _common import isolated_env, median_runtime, report, tool
+from _common import isolated_env, median_runtime, report, run_json, tool
 
 SIZES = (100_000, 1_000_000)
 
@@ -43,11 +41,6 @@ def build(home: Path, n: int) -> None:
                 fh.write("".join(chunk))
                 chunk.clear()
         fh.write("".join(chunk))
-
-
-def run_json(argv: list[str], env: dict) -> dict:
-    out = subprocess.run(argv, capture_output=True, text=True, env=env, check=True).stdout
-    return json.loads(out)
 
 
 def main() -> int:

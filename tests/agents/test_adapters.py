@@ -4,7 +4,6 @@ import json
 import os
 import shlex
 import sys
-import types
 from pathlib import Path
 
 import pytest

@@ -300,3 +300,29 @@ def test_done_means_scenario_as_a_new_user(cli, ws):
     lines = r.stdout.splitlines()
     assert len(lines) == 2 and all("inbox.received" in line for line in lines)
     assert entry_id in lines[0] and other in lines[1]
+
+
+def test_push_inside_a_known_run_is_stamped_headless_and_an_unknown_one_gets_no_origin(cli, workspace):
+    """The origin comes from the task registry, never from what the caller claims."""
+    from openalice.runs import tasks
+
+    ws_id = cli("alice", "workspace", "show", "--json", cwd=workspace).json()["workspace"]["id"]
+    record = tasks.create_task({
+        "workspaceId": ws_id, "issueId": "daily", "createdAt": "2026-11-30T09:00:00Z",
+        "trigger": {"kind": "issue", "workspaceId": ws_id, "issueId": "daily", "fire": "schedule"},
+        "owner": "@new-then-resume", "resumeId": "resume-calm-amber-river-abcdef", "agent": "claude",
+        "prompt": "report", "timeoutMs": None})
+    run_env = {"ALICE_RUN_ID": record["taskId"], "ALICE_WORKSPACE_ID": ws_id,
+               "ALICE_RESUME_ID": "resume-calm-amber-river-abcdef"}
+    pushed = cli("alice", "inbox", "push", "--body", "from the run", "--json", cwd=workspace, env=run_env)
+    assert pushed.returncode == 0, pushed
+    assert pushed.json()["origin"] == {"kind": "headless", "runId": record["taskId"],
+                      "resumeId": "resume-calm-amber-river-abcdef", "issueId": "daily",
+                      "issueWorkspaceId": ws_id, "agent": "claude"}
+    forged = cli("alice", "inbox", "push", "--body", "forged", "--json", cwd=workspace,
+                 env={**run_env, "ALICE_RUN_ID": "run-NeVeR000"})
+    assert forged.returncode == 0
+    assert forged.json().get("origin") is None
+    stored = {e["id"]: e for e in cli("alice", "inbox", "list", "--json", cwd=workspace).json()["entries"]}
+    assert stored[pushed.json()["id"]]["origin"]["kind"] == "headless"
+    assert "origin" not in stored[forged.json()["id"]]

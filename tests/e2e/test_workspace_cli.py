@@ -1,7 +1,6 @@
 import json
 import os
 
-import pytest
 
 
 def test_init_list_show_remove_roundtrip(cli, tmp_path, isolated_homes):

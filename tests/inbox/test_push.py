@@ -71,17 +71,12 @@ def test_anything_doubtful_inside_a_run_gives_no_origin_never_manual(ws, case):
     assert (case == "registry-broken") == bool(warnings)
 
 
-def test_the_real_lookup_is_absent_until_the_scheduler_exists(ws):
+def test_the_real_lookup_never_forges_an_origin_for_an_unknown_run(ws):
+    """The task registry exists: a run id it never issued is still unknown."""
     from openalice.inbox.push import default_task_lookup
 
-    try:
-        import openalice.runs.tasks  # noqa: F401
-    except ImportError:
-        assert default_task_lookup() is None
-        assert inbox.stamp_origin(ws, env=run_env(ws.id)) is None
-    else:  # after the scheduler lands: an id it never issued is still unknown
-        assert inbox.stamp_origin(ws, env={**run_env(ws.id), "ALICE_RUN_ID": "run-NeVeR000"}) \
-            is None
+    assert default_task_lookup() is not None
+    assert inbox.stamp_origin(ws, env={**run_env(ws.id), "ALICE_RUN_ID": "run-NeVeR000"}) is None
 
 
 def test_a_run_may_only_publish_to_its_own_workspace(ws, tmp_path):

@@ -4,7 +4,6 @@ a stand-in ``npm`` on PATH, so they are fast and need no network."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from pathlib import Path
