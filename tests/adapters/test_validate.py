@@ -197,3 +197,12 @@ def test_standalone_script_is_importable():
     spec.loader.exec_module(module)
     report = module.validate(catalog_path=REPO / "presets" / "adapters.json", machine=False)
     assert report.valid
+
+
+def test_run_config_schema_accepts_the_documented_shape_and_refuses_others():
+    validator = Validator(schema("run-config"))
+    assert validator.errors({"version": "run-config/v1", "preset": "pair",
+                             "overrides": {"worker": {"wrapper": "wrappers/claude.sh",
+                                                      "model": "claude-sonnet-4-5"}}}) == []
+    assert validator.errors({"version": "run-config/v1", "presett": "pair"}) != []
+    assert validator.errors({"version": "preset/v1"}) != []

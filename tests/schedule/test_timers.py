@@ -136,3 +136,17 @@ def test_install_timer_usage_errors(cli):
     assert r.returncode == 2 and r.json()["error"]["code"] == "usage"
     r = cli("alice-schedule", "install-timer", "--launchd")
     assert r.returncode == 0 and "<key>StartInterval</key>" in r.stdout
+
+
+def test_install_timer_json_matches_its_schema(cli, isolated_homes):
+    from openalice.core.resources import schema
+    from openalice.core.schema import Validator
+
+    validator = Validator(schema("schedule-install-timer"))
+    for kind in ("--cron", "--systemd", "--launchd"):
+        printed = cli("alice-schedule", "install-timer", kind, "--json")
+        assert printed.returncode == 0, printed
+        assert validator.errors(printed.json()) == [], kind
+    written = cli("alice-schedule", "install-timer", "--systemd", "--write", "--json")
+    assert validator.errors(written.json()) == []
+    assert validator.errors({"unexpected": True}) != []
