@@ -30,6 +30,13 @@ options (every command):
   -h, --help      show help
   --version       print the version
 
+examples:
+  harness-adapter list --probe
+  harness-adapter enable claude
+  printf '%s' "$KEY" | harness-adapter set-secret claude ANTHROPIC_API_KEY -
+  harness-adapter set-models claude claude-sonnet-4-5
+  harness-adapter validate presets/pair.json
+
 exit codes: 0 ok, 2 usage or invalid input (unknown id, malformed catalog or
 state, failed validation), 3 unavailable (an adapter is down, no model list)
 environment: HARNESS_HOME (default ~/.harness), HARNESS_CATALOG (catalog file)

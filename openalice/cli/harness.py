@@ -18,6 +18,10 @@ options:
   -h, --help   show help
   --version    print the version
 
+examples:
+  alice-harness --version
+  alice workspace init PATH --template chat   # workspaces are created with alice
+
 exit codes: 0 ok, 1 operational failure, 2 usage or invalid input,
             3 unavailable or busy, 4 forbidden
 """

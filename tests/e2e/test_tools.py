@@ -15,7 +15,7 @@ from openalice import __version__
 def test_help_and_version(cli, tool):
     r = cli(tool, "--help")
     assert r.returncode == 0 and r.stdout.startswith(f"usage: {tool}")
-    assert "exit codes" in r.stdout
+    assert "exit codes" in r.stdout and "\nexamples:\n" in r.stdout
     r = cli(tool, "--version")
     assert (r.returncode, r.stdout) == (0, f"{tool} {__version__}\n")
 
