@@ -128,13 +128,18 @@ def cmd_runs(args, ctx: Context) -> int:
         workspace_id = workspaces.get(args.workspace).id
     if args.before is not None and not tasks.is_task_id(args.before):
         raise UsageError(f"--before needs a task id, got {args.before!r}", code="usage")
+    problems: list[dict] = []
     page = tasks.list_tasks(workspace_id=workspace_id, issue_id=issue_id, status=args.status,
-                            limit=args.limit + 1, before=args.before)
+                            limit=args.limit + 1, before=args.before, problems=problems)
     has_more = len(page) > args.limit
     page = page[:args.limit]
     data = {"runs": [summary(r) for r in page], "hasMore": has_more}
     if has_more:
         data["nextBefore"] = page[-1]["taskId"]
+    if problems:
+        data["problems"] = problems
+        for problem in problems:
+            ctx.warn(f"{problem['file']}: {problem['reason']} (run {problem['taskId']} not listed)")
 
     def human(d: dict) -> str:
         if not d["runs"]:

@@ -246,14 +246,28 @@ def iter_index(*, workspace_id: str | None = None, issue_id: str | None = None) 
         yield entry
 
 
+def _readable(task_id: str, problems: list | None) -> dict | None:
+    """The record, or None when it is missing or malformed; a malformed one is
+    reported in ``problems`` (it never hides its neighbours)."""
+    try:
+        return find_task(task_id)
+    except InvalidInput as exc:
+        if problems is not None:
+            problems.append({"taskId": task_id, "file": exc.file or str(record_path(task_id)),
+                             "reason": exc.message})
+        return None
+
+
 def list_tasks(*, workspace_id: str | None = None, issue_id: str | None = None,
-               status: str | None = None, limit: int = 50, before: str | None = None) -> list[dict]:
+               status: str | None = None, limit: int = 50, before: str | None = None,
+               problems: list | None = None) -> list[dict]:
     """Effective records, newest first.
 
     ``before`` is a task id: only tasks created before it are listed; an id
     the chosen index does not hold gives ``[]``.  Unfiltered (or filtered by
     workspace/issue) a page costs O(limit); a ``status`` filter reads records
-    until the page is full.
+    until the page is full.  A malformed record is skipped and described in
+    ``problems`` (when given).
     """
     if status is not None and status not in STATUSES:
         raise InvalidInput(f"unknown status {status!r} (choose {', '.join(STATUSES)})",
@@ -267,9 +281,9 @@ def list_tasks(*, workspace_id: str | None = None, issue_id: str | None = None,
             if entry["taskId"] == before:
                 waiting = False
             continue
-        record = find_task(entry["taskId"])
+        record = _readable(entry["taskId"], problems)
         if record is None:
-            continue  # a creation that never finished
+            continue  # a creation that never finished, or a malformed record
         record = effective(record)
         if status is not None and record.get("status") != status:
             continue
@@ -280,15 +294,17 @@ def list_tasks(*, workspace_id: str | None = None, issue_id: str | None = None,
 
 
 def latest_task(workspace_id: str, issue_id: str, *,
-                predicate: Callable[[dict], bool] | None = None, depth: int = 200) -> dict | None:
-    """The newest effective record of an issue (matching ``predicate``),
-    looking back at most ``depth`` index lines."""
+                predicate: Callable[[dict], bool] | None = None, depth: int = 200,
+                problems: list | None = None) -> dict | None:
+    """The newest effective readable record of an issue (matching
+    ``predicate``), looking back at most ``depth`` index lines; malformed
+    records are skipped (and described in ``problems`` when given)."""
     for i, entry in enumerate(iter_index(workspace_id=workspace_id, issue_id=issue_id)):
         if i >= depth:
             break
         if predicate is not None and not predicate(entry):
             continue
-        record = find_task(entry["taskId"])
+        record = _readable(entry["taskId"], problems)
         if record is not None:
             return effective(record)
     return None

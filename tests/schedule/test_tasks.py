@@ -89,6 +89,23 @@ def test_listing_is_newest_first_and_filters():
     assert ids(tasks.list_tasks(before=a2["taskId"])) == [b1["taskId"], a1["taskId"]]
 
 
+def test_a_malformed_record_never_hides_its_neighbours(cli):
+    old = make(issueId="a")
+    broken = make(issueId="a")
+    new = make(issueId="a")
+    tasks.record_path(broken["taskId"]).write_text('{"taskId": "trunc')
+    problems: list = []
+    listed = tasks.list_tasks(issue_id="a", problems=problems)
+    assert [r["taskId"] for r in listed] == [new["taskId"], old["taskId"]]
+    assert [p["taskId"] for p in problems] == [broken["taskId"]]
+    assert "malformed JSON" in problems[0]["reason"]
+    r = cli("alice-schedule", "runs", "--json")
+    assert r.returncode == 0
+    assert [x["taskId"] for x in r.json()["runs"]] == [new["taskId"], old["taskId"]]
+    assert r.json()["problems"][0]["taskId"] == broken["taskId"]
+    assert "not listed" in cli("alice-schedule", "runs").stderr
+
+
 def test_44_an_unknown_before_cursor_gives_an_empty_page():
     make()
     assert tasks.list_tasks(before="run-unknown0") == []
