@@ -1,20 +1,28 @@
 """Codex CLI (``@openai/codex``).
 
 Headless: ``codex exec --json --skip-git-repo-check --disable plugins -c analytics.enabled=false
--C WS [-m M] [-c model_reasoning_effort=E] [-c model_provider=openalice_session
--c model_providers.openalice_session={...}] --dangerously-bypass-approvals-and-sandbox
-[resume ID] -- PROMPT`` with stdin = /dev/null (codex reads a non-terminal stdin).
+-C WS -c shell_environment_policy.set.PATH="P" [-m M] [-c model_reasoning_effort=E]
+[-c model_provider=openalice_session -c model_providers.openalice_session={...}]
+--dangerously-bypass-approvals-and-sandbox [resume ID] -- PROMPT`` with stdin = /dev/null (codex reads a non-terminal stdin).
 Codex ignores ``OPENAI_BASE_URL``: a vault credential becomes a process-local
 provider whose ``env_key`` names the variable holding the key.  Interactive
 runs get ``--sandbox danger-full-access --ask-for-approval never`` on fresh
 launch and resume alike.  Nothing is written to ``~/.codex``.
+
+Codex builds its shell tool's environment from a snapshot of the user's *login*
+shell, and a login shell's ``/etc/profile`` resets ``PATH`` (Debian does so
+unconditionally), so the toolkit's tool directory that the runner put first
+would be gone and ``alice inbox push`` not found.  ``shell_environment_policy.set``
+is applied after the snapshot (even when the model asks for a login shell), so
+it pins the run's ``PATH`` (``P``: tools first, then the caller's ``PATH``).
 """
 
 from __future__ import annotations
 
 import json
+import os
 
-from .base import SESSION_KEY_VAR, Adapter, Capabilities
+from .base import SESSION_KEY_VAR, Adapter, Capabilities, compose_path, shims_dir
 
 __all__ = ["CodexAdapter", "PROVIDER_ID"]
 
@@ -37,7 +45,9 @@ class CodexAdapter(Adapter):
 
     def _build(self, *, mode, fields, access, model, effort, prompt, native_session_id, workspace, base_env,
                run_dir):
-        common: list[str] = []
+        # The same PATH child_env gives the process; see the module docstring for why.
+        run_path = compose_path(shims_dir(), base_env.get("PATH", os.defpath))
+        common: list[str] = ["-c", f"shell_environment_policy.set.PATH={_toml_string(run_path)}"]
         if model:
             common += ["-m", model]
         if effort:

@@ -245,6 +245,9 @@ def test_headless_argv_is_the_one_that_completed_real_turns(ws, run_dir):
     assert [t for t in claude if t != "--"] == readme("claude")
 
     codex = project("codex", bind("codex", vault("fake-openai"), model, "high"), ws).argv
+    i = codex.index("-c", codex.index("-C"))  # the pinned shell PATH (see the test below)
+    assert codex[i + 1].startswith("shell_environment_policy.set.PATH=")
+    codex = codex[:i] + codex[i + 2:]
     assert _normalize([t for t in codex if t != "--"], ["openalice_session"]) == _normalize(readme("codex"), ["fake"])
     table = next(t for t in codex if t.startswith("model_providers."))
     assert 'base_url="http://127.0.0.1:4000/v1"' in table and 'env_key="OPENALICE_SESSION_KEY"' in table
@@ -346,6 +349,18 @@ def test_env_strips_ambient_plumbing_and_puts_shims_first(ws):
     add("x", "openai")
     vault_run = project("codex", bind("codex", vault("x")), ws)
     assert "OPENAI_API_KEY" not in vault_run.env and vault_run.env["OPENALICE_SESSION_KEY"] == "sk-test"
+
+
+def test_codex_pins_the_run_path_for_its_shell_tool(ws):
+    """codex's shell tool takes its environment from a login-shell snapshot, whose /etc/profile
+    resets PATH; the policy pin keeps the toolkit's tools (``alice``) first, in every mode."""
+    for mode, prompt in (("headless", "say hi"), ("interactive", None)):
+        p = project("codex", bind("codex"), ws, mode=mode, prompt=prompt,
+                    base_env={**BASE_ENV, "PATH": '/opt/a "b":/usr/bin'})
+        pins = [p.argv[i + 1] for i, t in enumerate(p.argv[:-1])
+                if t == "-c" and p.argv[i + 1].startswith("shell_environment_policy.set.PATH=")]
+        assert pins == ["shell_environment_policy.set.PATH=" + json.dumps(p.env["PATH"])], p.argv
+        assert p.env["PATH"].split(os.pathsep) == [str(agents.shims_dir()), '/opt/a "b"', "/usr/bin"]
 
 
 def test_shims_first_without_duplicates():

@@ -11,6 +11,12 @@ model=M effort=E`` proves the projection reached the wire; the second scan
 must resume the session the first run captured (the server sees the previous
 turn in the conversation).  Skips loudly only when the npm registry is
 unreachable (``clis.py``).
+
+The core loop: an issue whose body is ``FAKE_TOOL: <cmd>`` makes the real CLI run
+``cmd`` through its own shell tool; ``cmd`` writes ``reports/real.md`` and runs
+``alice inbox push``.  The entry must pin the file's sha256 and carry the
+headless origin of that very task, which proves the toolkit's ``alice`` was
+first on the PATH of the agent's shell and the run environment reached it.
 """
 
 from __future__ import annotations
@@ -138,3 +144,61 @@ def test_a_scheduled_issue_runs_the_real_cli_and_resumes_it(engine, tools, fake_
     leaked = [str(p) for root in (home, workspace) for p in root.rglob("*")
               if p.is_file() and "vault" not in p.relative_to(root).parts and key.encode() in p.read_bytes()]
     assert leaked == []
+
+
+# The agent's own shell tool writes a workspace file and publishes it with the toolkit's
+# `alice`, which must be on the PATH of that shell (the runner puts the tools' directory
+# first) and must see the run environment (ALICE_RUN_ID / ALICE_WORKSPACE_ID).
+REPORT = "reports/real.md"
+REPORT_BYTES = b"# Real report\n"
+PUBLISH = (f"mkdir -p reports && printf '# Real report\\n' > {REPORT} && "
+           f"alice inbox push --body 'Real report: [[{REPORT}]]' --json")
+
+
+@pytest.mark.parametrize("engine", list(CASES))
+def test_a_scheduled_real_agent_writes_a_report_and_publishes_it(engine, tools, fake_server, tmp_path):
+    vendor_flags, key, model, effort, _api = CASES[engine]
+    exe = cli_path(engine)
+    tools.env["PATH"] = os.pathsep.join([str(Path(exe).parent), tools.env["PATH"]])
+    workspace = tmp_path / "ws"
+    ws = tools.json("alice", "workspace", "init", str(workspace), "--label", "Real")["workspace"]
+    tools("alice", "credential", "add", "fake", "-", *vendor_flags(fake_server.url), input=key)
+    tools("alice", "issue", "create", "--title", "Report", "--id", "report", "--every", "1m",
+          "--agent", engine, "--credential", "fake", "--model", model, "--effort", effort,
+          "--body", f"FAKE_TOOL: {PUBLISH}", cwd=workspace, now=CREATED)
+
+    [fired] = tools.json("alice-schedule", "scan", now=T0, in_netns=True)["fired"]
+    run = run_of(tools, fired["taskId"])
+
+    task = run["task"]
+    assert task["status"] == "done", (run, stderr_of(run))
+    # Claude Code may add a side request (a session title) that does not touch the tool.
+    requests = fake_server.model_requests
+    [call] = [r for r in requests if r.get("tool_call")]
+    command = next(v for k, v in call["tool_call"]["arguments"].items() if k in ("command", "cmd"))
+    assert (command[-1] if isinstance(command, list) else command) == PUBLISH, call["tool_call"]
+    [reply] = [r for r in requests if r.get("tool_output") is not None]
+    assert reply["n"] > call["n"] and reply["reply"] == reply_text(reply["n"], model, effort), reply
+    assert run["structured"]["assistantText"] == reply["reply"], run
+    report = workspace / REPORT
+    assert report.read_bytes() == REPORT_BYTES, reply.get("tool_output")
+
+    entries = tools.json("alice", "inbox", "list")["entries"]
+    assert len(entries) == 1, (entries, reply.get("tool_output"))  # "alice: command not found"?
+    [entry] = entries
+    assert entry["workspaceId"] == ws["id"], entry
+    assert entry["body"] == f"Real report: [[{REPORT}]]"
+    assert entry["fileRevisions"] == {REPORT: "sha256:" + hashlib.sha256(report.read_bytes()).hexdigest()}
+    assert entry["origin"] == {"kind": "headless", "runId": task["taskId"], "resumeId": task["resumeId"],
+                               "issueId": "report", "issueWorkspaceId": ws["id"], "agent": engine}, (
+        entry, reply.get("tool_output"))
+    assert entry["id"] in reply["tool_output"]  # the push's JSON went back through the agent's shell tool
+
+    def facts(kind):
+        return tools.json("alice", "journal", "--type", kind, "--limit", "100")["entries"]
+
+    [received] = facts("inbox.received")
+    assert received["payload"]["inboxEntryId"] == entry["id"], received
+    assert received["payload"]["taskId"] == task["taskId"] and received["payload"]["originKind"] == "headless"
+    stopped = [f for f in facts("runtime.stopped") if f["payload"].get("taskId") == task["taskId"]]
+    assert len(stopped) == 1, stopped
