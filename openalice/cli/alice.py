@@ -27,7 +27,7 @@ options (every command):
   --version    print the version
 
 examples:
-  alice workspace init ~/work/notes --label Notes
+  alice workspace init ~/projects/notes --label Notes
   alice workspace list
   alice workspace show notes --json
   alice inbox list --unread

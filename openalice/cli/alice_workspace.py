@@ -14,7 +14,7 @@ def register(sub, common) -> None:
         description="Workspaces are directories with an .alice/ folder, registered in "
                     "$OPENALICE_HOME/workspaces.json. Removing one only unregisters it: "
                     "no file is ever deleted.",
-        epilog="examples:\n  alice workspace init ~/work/notes --label Notes\n"
+        epilog="examples:\n  alice workspace init ~/projects/notes --label Notes\n"
                "  alice workspace list --json\n  alice workspace remove notes\n",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     verbs = group.add_subparsers(dest="workspace_verb", metavar="VERB", required=True)
@@ -22,7 +22,7 @@ def register(sub, common) -> None:
     p = add_verb(verbs, "init", cmd_init, common=common,
                  help="create (or adopt) a workspace and register it; idempotent",
                  examples="  alice workspace init                 # the current directory\n"
-                          "  alice workspace init ~/work/desk --template chat --label Desk")
+                          "  alice workspace init ~/projects/desk --template chat --label Desk")
     p.add_argument("path", nargs="?", default=".", help="the workspace directory (default: .)")
     p.add_argument("--template", choices=("blank", "chat"), default="blank",
                    help="workspace template (default: blank)")
@@ -32,7 +32,7 @@ def register(sub, common) -> None:
              examples="  alice workspace list\n  alice workspace list --json")
 
     p = add_verb(verbs, "show", cmd_show, common=common, help="show one workspace",
-                 examples="  alice workspace show notes\n  alice workspace show ~/work/notes --json")
+                 examples="  alice workspace show notes\n  alice workspace show ~/projects/notes --json")
     p.add_argument("workspace", metavar="ID|PATH", nargs="?",
                    help="workspace id or path (default: the one containing the cwd)")
 
