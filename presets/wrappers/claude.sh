@@ -28,7 +28,7 @@ case $wrapper_mode in
     list-models)
         # A static list: Claude Code has no offline way to list models.  Full
         # ids first, then the aliases the CLI also accepts.
-        printf '%s\n' claude-sonnet-4-5 claude-opus-4-1 claude-haiku-4-5 sonnet opus haiku
+        printf '%s\n' claude-opus-5 claude-sonnet-4-6 claude-sonnet-4-5 claude-opus-4-1 claude-haiku-4-5 sonnet opus haiku
         exit 0
         ;;
 esac

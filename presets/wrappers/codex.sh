@@ -26,7 +26,7 @@ case $wrapper_mode in
         ;;
     list-models)
         # A static list: codex has no offline way to list models.
-        printf '%s\n' gpt-5-codex gpt-5
+        printf '%s\n' gpt-5.6-sol gpt-5.5 gpt-5-codex gpt-5
         exit 0
         ;;
 esac

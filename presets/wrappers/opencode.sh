@@ -25,7 +25,7 @@ case $wrapper_mode in
         ;;
     list-models)
         # A static list (the curated one): `opencode models` may fetch from the network.
-        printf '%s\n' anthropic/claude-sonnet-4-5 openai/gpt-5
+        printf '%s\n' anthropic/claude-sonnet-4-6 openai/gpt-5.6-sol anthropic/claude-sonnet-4-5 openai/gpt-5
         exit 0
         ;;
 esac

@@ -26,7 +26,7 @@ case $wrapper_mode in
         ;;
     list-models)
         # A static list (the curated one); `pi --list-models` prints a table for people.
-        printf '%s\n' anthropic/claude-sonnet-4-5 openai/gpt-5
+        printf '%s\n' anthropic/claude-sonnet-4-6 openai/gpt-5.6-sol anthropic/claude-sonnet-4-5 openai/gpt-5
         exit 0
         ;;
 esac

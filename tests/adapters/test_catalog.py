@@ -31,7 +31,7 @@ def test_shipped_catalog_loads_with_the_four_engines():
 
 
 def test_find_returns_the_entry_or_none():
-    assert catalog.find("codex").models == ("gpt-5-codex", "gpt-5")
+    assert catalog.find("codex").models == ("gpt-5.6-sol", "gpt-5.5", "gpt-5-codex", "gpt-5")
     assert catalog.find("nope") is None
 
 
