@@ -44,6 +44,18 @@ def run_json(argv: list[str], env: dict) -> object:
     return json.loads(out)
 
 
+def growth_rows(times: dict[str, dict[int, float]], small: int, large: int,
+                unit: str) -> list[tuple[str, str]]:
+    """One report row per timed command: its time at both sizes and the ratio
+    (flat = close to 1)."""
+    rows = []
+    for name, by_size in times.items():
+        ratio = by_size[large] / by_size[small]
+        rows.append((f"`{name}`", f"{by_size[small] * 1000:.0f} ms at {small:,} → "
+                     f"{by_size[large] * 1000:.0f} ms at {large:,} {unit} = {ratio:.2f}×"))
+    return rows
+
+
 def tool(name: str) -> str:
     beside = Path(sys.executable).parent / name
     return str(beside) if beside.exists() else str(REPO / "bin" / name)

@@ -17,7 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _common import isolated_env, median_runtime, report, run_json, tool
+from _common import growth_rows, isolated_env, median_runtime, report, run_json, tool
 
 SIZES = (10_000, 100_000)
 BASE_MS = 1_796_029_200_000
@@ -92,11 +92,7 @@ def main() -> int:
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     small, large = SIZES
-    rows = []
-    for name, by_size in times.items():
-        ratio = by_size[large] / by_size[small]
-        rows.append((f"`{name}`", f"{by_size[small] * 1000:.0f} ms at {small:,} → "
-                     f"{by_size[large] * 1000:.0f} ms at {large:,} entries = {ratio:.2f}×"))
+    rows = growth_rows(times, small, large, "entries")
     flat = times["list --limit 50"][large] / times["list --limit 50"][small]
     rows.append(("results agree", "yes" if ok else "NO"))
     rows.append(("verdict", "list is flat (O(page))" if flat < 1.5 and ok

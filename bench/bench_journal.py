@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import isolated_env, median_runtime, report, run_json, tool
+from _common import growth_rows, isolated_env, median_runtime, report, run_json, tool
 
 SIZES = (100_000, 1_000_000)
 
@@ -79,11 +79,7 @@ def main() -> int:
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     small, large = SIZES
-    rows = []
-    for name, by_size in times.items():
-        ratio = by_size[large] / by_size[small]
-        rows.append((f"`{name}`", f"{by_size[small] * 1000:.0f} ms at {small:,} → "
-                     f"{by_size[large] * 1000:.0f} ms at {large:,} records = {ratio:.2f}×"))
+    rows = growth_rows(times, small, large, "records")
     rows.append(("first page read (builds the counts index once, O(file))",
                  f"{first_page[small]:.2f} s at {small:,} → {first_page[large]:.2f} s at {large:,}"))
     flat = times["journal --after-seq <last-100> --limit 100"][large] / \

@@ -18,7 +18,7 @@ import os
 import stat
 from pathlib import Path
 
-from openalice.core import frontmatter
+from openalice.core import paths, frontmatter
 from openalice.core.errors import InvalidInput, NotFound, PathEscape
 
 from .declaration import (MAX_BYTES, FieldError, Issue, InvalidIssue, declare, id_problem,
@@ -120,9 +120,7 @@ def _leaves_root(ws, directory: Path) -> bool:
             return False
     else:
         return False
-    root = os.path.realpath(_root(ws))
-    real = os.path.realpath(directory)
-    return not (real == root or real.startswith(root.rstrip(os.sep) + os.sep))
+    return not paths.is_within(os.path.realpath(directory), os.path.realpath(_root(ws)))
 
 
 def read_issues(ws) -> IssueSet:
