@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from ._dispatch import Context, add_verb
@@ -17,7 +16,8 @@ def register(sub, common) -> None:
         description="Markdown issues: one file per issue at <workspace>/.alice/issues/<id>.md. "
                     "An issue with a schedule (when) runs headless in its workspace; its body is "
                     "the exact prompt. Inside a headless run only the run's own workspace can be "
-                    "written; a person needs --approve (at a terminal) for another workspace.",
+                    "written; a person inside workspace A needs --approve (at a terminal) to write "
+                    "workspace B; from outside every workspace, --workspace names the target.",
         epilog="examples:\n  alice issue create --title 'Daily report' --cron '0 9 * * 1-5' "
                "--timezone Europe/Paris\n  alice issue list --all\n  alice issue validate --all\n",
         formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -85,7 +85,8 @@ def register(sub, common) -> None:
     p.add_argument("--reply-to", metavar="COMMENT_ID", help="the comment this one answers")
     _workspace_flag(p)
     p.add_argument("--approve", action="store_true",
-                   help="approve writing another workspace's issue (attended terminal only)")
+                   help="approve writing another workspace's issue from inside a workspace "
+                        "(attended terminal only)")
     _now_flag(p)
 
     p = add_verb(verbs, "validate", cmd_validate, common=common,
@@ -159,11 +160,11 @@ def _field_flags(p, *, create: bool) -> None:
 
 def cmd_create(args: argparse.Namespace, ctx: Context) -> int:
     from openalice import workspaces
-    from openalice.issues import guard, store, views
+    from openalice.issues import store, views
 
     ws = workspaces.resolve(args.workspace)
-    access = guard.authorize(ws, approve=args.approve, env=os.environ, cwd=os.getcwd(),
-                             is_tty=_stdin_is_tty())
+    access = workspaces.authorize_write(workspaces.Caller.of_process(), ws, scope="issues",
+                                        approve=args.approve)
     fields = _fields(args, ctx)
     body = _read_body(args) or ""
     now = ctx.now()
@@ -178,11 +179,11 @@ def cmd_create(args: argparse.Namespace, ctx: Context) -> int:
 def cmd_update(args: argparse.Namespace, ctx: Context) -> int:
     from openalice import workspaces
     from openalice.core.errors import UsageError
-    from openalice.issues import guard, store, views
+    from openalice.issues import store, views
 
     ws = workspaces.resolve(args.workspace)
-    access = guard.authorize(ws, approve=args.approve, env=os.environ, cwd=os.getcwd(),
-                             is_tty=_stdin_is_tty())
+    access = workspaces.authorize_write(workspaces.Caller.of_process(), ws, scope="issues",
+                                        approve=args.approve)
     fields = _fields(args, ctx)
     body = _read_body(args)
     if not fields and body is None and not args.unset:
@@ -257,11 +258,11 @@ def cmd_board(args: argparse.Namespace, ctx: Context) -> int:
 
 def cmd_comment(args: argparse.Namespace, ctx: Context) -> int:
     from openalice import workspaces
-    from openalice.issues import comments, guard
+    from openalice.issues import comments
 
     ws = workspaces.resolve(args.workspace)
-    access = guard.authorize(ws, approve=args.approve, env=os.environ, cwd=os.getcwd(),
-                             is_tty=_stdin_is_tty())
+    access = workspaces.authorize_write(workspaces.Caller.of_process(), ws, scope="issues",
+                                        approve=args.approve)
     markdown = _read_body(args)
     comment, created = comments.add_comment(ws, args.id, markdown, author=_author(ws),
                                             now=ctx.now(), comment_id=args.comment_id,
@@ -289,13 +290,6 @@ def _emit_bulk(ctx: Context, data: dict, human) -> None:
         return
     import json
     ctx.stdout.write(json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n")
-
-
-def _stdin_is_tty() -> bool:
-    try:
-        return sys.stdin is not None and sys.stdin.isatty()
-    except (ValueError, OSError):
-        return False
 
 
 def _targets(args) -> list:

@@ -132,12 +132,8 @@ def _workspace_id(spec: str | None) -> str | None:
 def _confine(workspace_id: str) -> None:
     """Inside a headless run, writes touch only the run's own workspace."""
     from openalice import workspaces
-    from openalice.core.errors import Forbidden
 
-    run = workspaces.run_environment()
-    if run is not None and run.workspace_id != workspace_id:
-        raise Forbidden(f"a run of workspace '{run.workspace_id}' may not change entries of "
-                        f"workspace '{workspace_id}'", code="cross_workspace")
+    workspaces.authorize_write(workspaces.Caller.of_process(), workspace_id)
 
 
 def _warn_problems(ctx: Context, problems: list[dict]) -> None:

@@ -1,4 +1,5 @@
-"""Workspaces: the registry of agent workspaces and how a command finds its own.
+"""Workspaces: the registry of agent workspaces, how a command finds its own,
+and the one rule of who may write which workspace (:mod:`.access`).
 
 Registry ``$OPENALICE_HOME/workspaces.json``::
 
@@ -16,4 +17,18 @@ from .registry import (  # noqa: F401
 __all__ = [
     "INIT_PROJECTORS", "TEMPLATES", "Workspace", "RunEnvironment", "alice_dir", "find", "get",
     "init", "list_workspaces", "registry_path", "remove", "resolve", "run_environment",
+    "Caller", "Access", "authorize_write",
 ]
+
+_LAZY = {"Caller": "access", "Access": "access", "authorize_write": "access"}
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'openalice.workspaces' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
