@@ -30,7 +30,7 @@ __all__ = [
     "TEMP_PREFIX", "ensure_dir", "atomic_write_bytes", "atomic_write_text",
     "atomic_write_json", "dump_json", "read_bytes", "read_text", "read_json",
     "locked_update_json", "locked_file", "sweep_temp_files", "fsync_dir",
-    "create_exclusive", "remove_file",
+    "create_exclusive", "remove_file", "ensure_private_dir",
 ]
 
 TEMP_PREFIX = ".tmp-"
@@ -71,6 +71,19 @@ def ensure_dir(path: os.PathLike | str, mode: int = 0o700) -> Path:
         raise InvalidInput("exists and is not a directory", file=p, code="not_a_directory") from None
     except OSError as exc:
         raise OperationalError(f"cannot create directory: {exc.strerror}", file=p) from exc
+    return p
+
+
+def ensure_private_dir(path: os.PathLike | str) -> Path:
+    """A directory only its owner may enter: created 0700, or tightened to 0700
+    when it exists with group or other bits (it holds secrets)."""
+    p = ensure_dir(path, 0o700)
+    try:
+        st = os.stat(p)
+        if st.st_mode & 0o077:
+            os.chmod(p, 0o700)
+    except OSError as exc:
+        raise OperationalError(f"cannot make the directory private: {exc.strerror}", file=p) from exc
     return p
 
 
