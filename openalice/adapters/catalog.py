@@ -257,7 +257,7 @@ def _entry(raw: dict, index: int, base_dir: Path) -> AdapterEntry:
 def load_catalog(path: os.PathLike | str | None = None) -> Catalog:
     """Load and check the catalog (see :func:`catalog_path` for which one)."""
     where = catalog_path(path)
-    document = fs.read_json(where, max_bytes=4 * 1024 * 1024)
+    document = fs.read_json(where, max_bytes=4 * 1024 * 1024, follow_symlinks=True)
     problems = catalog_problems(document, where)
     if problems:
         first = problems[0]

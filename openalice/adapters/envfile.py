@@ -65,6 +65,7 @@ def check_settable(entry: AdapterEntry, key: str, *, force: bool = False) -> Pat
 def set_secret(entry: AdapterEntry, key: str, value: str, *, force: bool = False) -> bool:
     """Store ``key`` in the adapter's env file; True if it replaced a value."""
     path = check_settable(entry, key, force=force)
+    secrets.check_secret(value)
     _private_if_home(path)
     return secrets.set_env_var(path, key, value)
 

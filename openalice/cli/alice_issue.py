@@ -381,7 +381,7 @@ def _read_body(args) -> str | None:
                                field="body", code="too_large")
     else:
         from openalice.core import fs
-        data = fs.read_bytes(source, max_bytes=MAX_BYTES)
+        data = fs.read_bytes(source, max_bytes=MAX_BYTES, follow_symlinks=True)
         where = source
     try:
         return data.decode("utf-8")

@@ -116,7 +116,9 @@ def _flock(key: str, blocking: bool, deadline: float | None) -> int:
     try:
         fd = flock.open_lock_file(key)
     except OSError as exc:
-        raise OperationalError(f"cannot open lock file: {exc.strerror}", file=key) from exc
+        from .fs import explain_os_error  # fs builds on this module
+
+        raise explain_os_error(exc, key) from None
     try:
         if blocking and deadline is None:
             flock.lock(fd)

@@ -93,8 +93,8 @@ def read_cursor(workspace_id: str, issue_id: str) -> dict | None:
     path = cursor_path(workspace_id, issue_id)
     try:
         data = fs.read_json(path, missing=None, max_bytes=64 * 1024)
-    except InvalidInput as exc:
-        raise InvalidInput(exc.message, file=path, code="bad_cursor") from None
+    except InvalidInput as exc:  # keep the file it names (a directory in the way, say)
+        raise InvalidInput(exc.message, file=exc.file or path, code="bad_cursor") from None
     return None if data is None else _check(data, path)
 
 
