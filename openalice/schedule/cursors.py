@@ -111,8 +111,8 @@ def cursor_issue_ids(workspace_id: str) -> list[str]:
     """Issue ids that have a cursor in this workspace."""
     try:
         entries = os.scandir(cursors_dir() / _safe(workspace_id))
-    except FileNotFoundError:
-        return []
+    except (FileNotFoundError, NotADirectoryError):
+        return []  # none (a file in the way is reported by read_cursor, per issue)
     with entries:
         names = [(e.path, e.name[:-5]) for e in entries
                  if e.name.endswith(".json") and not e.name.startswith(".")]
