@@ -64,8 +64,36 @@ class Context:
             return clock.parse_clock(self.now_override, field="--now")
         return clock.now()
 
+    _pending: list = field(default_factory=list, repr=False)
+    _failure: tuple[str, str] | None = field(default=None, repr=False)
+
     def emit(self, data: Any, human: Callable[[Any], str] | str | None = None) -> None:
-        output.emit(data, json_mode=self.json, human=human, stream=self.stdout)
+        """The result: human text now, or (``--json``) the document, written by
+        :meth:`finish` once the exit code is known."""
+        if self.json:
+            self._pending.append(data)
+            return
+        output.emit(data, json_mode=False, human=human, stream=self.stdout)
+
+    def failing(self, code: str, message: str) -> None:
+        """Name what a non-zero exit that still prints its result means: the
+        ``"error"`` member the result document gets with ``--json``."""
+        self._failure = (code, message)
+
+    def finish(self, exit_code: int) -> int:
+        """Write the ``--json`` document by the one rule
+        (:func:`openalice.core.output.json_document`)."""
+        if not self.json:
+            return exit_code
+        pending, self._pending = self._pending, []
+        for earlier in pending[:-1]:
+            self.stdout.write(output.to_json(earlier) + "\n")
+        last = pending[-1] if pending else None
+        code, message = self._failure or (None, None)
+        document = output.json_document(last, exit_code, code=code, message=message)
+        if document is not None and (pending or exit_code != 0):
+            self.stdout.write(output.to_json(document) + "\n")
+        return exit_code
 
     def warn(self, message: str) -> None:
         output.warn(message, prog=self.prog, stream=self.stderr)
@@ -123,4 +151,4 @@ def dispatch(tool: Tool, args: list[str], *, json_mode: bool) -> int:
         raise UsageError(f"'{verb}' needs a subcommand; see '{tool.name} {verb} --help'",
                          code="usage")
     result = handler(ns, ctx)
-    return 0 if result is None else int(result)
+    return ctx.finish(0 if result is None else int(result))

@@ -364,6 +364,9 @@ def cmd_health(args: argparse.Namespace, ctx: Context) -> int:
         return table(rows, ["ID", "HEALTH", "LATENCY", "DETAIL"]) if rows else ""
 
     ctx.emit(data, human)
+    if not ok:
+        down = [r.id for r in results if r.health == DOWN]
+        ctx.failing("adapter_down", f"down: {', '.join(down)}")
     return 0 if ok else 3
 
 
@@ -386,4 +389,6 @@ def cmd_validate(args: argparse.Namespace, ctx: Context) -> int:
 
     report = validate(args.files, catalog_path=args.catalog, machine=not args.catalog_only)
     ctx.emit(report.to_dict(), lambda _d: render(report))
+    if not report.valid:
+        ctx.failing("invalid_bindings", f"{report.error_count} error(s) in {len(report.files)} file(s)")
     return 0 if report.valid else 2

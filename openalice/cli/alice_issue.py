@@ -244,6 +244,9 @@ def cmd_validate(args: argparse.Namespace, ctx: Context) -> int:
         else:
             count = len(report.problems)
             ctx.info(f"{count} problem{'s' if count != 1 else ''} ({files} checked in {spaces})")
+    if not report.ok:
+        ctx.failing("invalid_issues", f"{len(report.problems)} problem(s) in {report.files} issue "
+                                      f"file(s) of {report.workspaces} workspace(s)")
     return 0 if report.ok else 2
 
 

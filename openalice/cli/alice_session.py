@@ -128,6 +128,8 @@ def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
         return "\n".join(lines)
 
     ctx.emit(data, human)
+    if problems:
+        ctx.failing("invalid_sessions", f"{len(problems)} session file(s) cannot be read")
     return 2 if problems else 0
 
 
