@@ -57,8 +57,14 @@ def cmd_proxy(args: argparse.Namespace, ctx: Context) -> int:
     document = {"listening": True, "host": proxy.BIND_HOST, "port": server.port,
                 "url": f"http://{proxy.BIND_HOST}:{server.port}/", "workspace": workspace,
                 "hostPattern": f"oa-surface-<24 hex>.localhost:{server.port}"}
-    ctx.emit(document, lambda d: f"alice-harness proxy: serving Studio surfaces on {d['url']} "
-                                 f"(Host: {d['hostPattern']})")
+    if ctx.json:
+        import json
+
+        # One compact line, flushed: a caller reads exactly one line to learn the port.
+        ctx.stdout.write(json.dumps(document) + "\n")
+    else:
+        ctx.stdout.write(f"alice-harness proxy: serving Studio surfaces on {document['url']} "
+                         f"(Host: {document['hostPattern']})\n")
     ctx.stdout.flush()
     try:
         server.serve_forever(poll_interval=0.2)
