@@ -75,7 +75,7 @@ class LogPump(threading.Thread):
                     start = end + 1
                 del pending[:start]
                 if len(pending) > LINE_LIMIT:
-                    self.log.write_line(bytes(pending[:LINE_LIMIT]) + b" [line cut]")
+                    self.log.write_line(bytes(pending[:LINE_LIMIT]), cut=True)
                     pending.clear()
             if pending:
                 self.log.write_line(bytes(pending))
@@ -103,9 +103,10 @@ class _LogFile:
         except OSError:
             self.fd = -1
 
-    def write_line(self, raw: bytes) -> None:
+    def write_line(self, raw: bytes, *, cut: bool = False) -> None:
+        cut = cut or len(raw) > LINE_LIMIT
         text = raw[:LINE_LIMIT].decode("utf-8", "replace").rstrip("\r")
-        data = (redact_line(text) + "\n").encode("utf-8")
+        data = (redact_line(text) + (" [line cut]" if cut else "") + "\n").encode("utf-8")
         with self.lock:
             if self.fd < 0:
                 return
