@@ -124,6 +124,7 @@ class ProxyHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "openalice-studio-proxy"
     timeout = CLIENT_IDLE_TIMEOUT
+    disable_nagle_algorithm = True   # our writes are whole heads and whole buffers: never wait for an ACK
 
     # -- plumbing -----------------------------------------------------------------------------------
     def setup(self) -> None:
@@ -275,6 +276,7 @@ class ProxyHandler(BaseHTTPRequestHandler):
                 conn.endheaders()
                 if conn.sock is not None:
                     conn.sock.settimeout(UPSTREAM_TIMEOUT)
+                    conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
                 self._send_body(conn, framing, length)
                 response = conn.getresponse()
                 break
@@ -366,28 +368,28 @@ class ProxyHandler(BaseHTTPRequestHandler):
             self._drop_upstream()
 
     def _stream(self, response: http.client.HTTPResponse, head: bytes, mode: str) -> None:
+        """Copy the body as it arrives: one copy into our buffer, then straight to the socket
+        (``sendmsg`` of the chunk header, the data and the CRLF: no concatenation)."""
         buffer = bytearray(BUFFER)
         view = memoryview(buffer)
-        first = True
-        write = self.wfile.write
+        sock = self.connection
+        pending_head: bytes | None = head   # sent with the first bytes: one packet for a small reply
         while True:
             count = response.readinto(buffer)
             if not count:
                 break
+            parts = [view[:count]]
             if mode == "chunked":
-                piece = b"%x\r\n" % count + view[:count] + b"\r\n"
-            else:
-                piece = view[:count]
-            if first:
-                # Head and the first bytes in one write: one packet for a small reply.
-                write(head + bytes(piece))
-                first = False
-            else:
-                write(piece)
-        if first:
-            write(head + (b"0\r\n\r\n" if mode == "chunked" else b""))
-        elif mode == "chunked":
-            write(b"0\r\n\r\n")
+                parts = [b"%x\r\n" % count, view[:count], b"\r\n"]
+            if pending_head is not None:
+                parts.insert(0, pending_head)
+                pending_head = None
+            _send_parts(sock, parts)
+        closing = [b"0\r\n\r\n"] if mode == "chunked" else []
+        if pending_head is not None:
+            closing.insert(0, pending_head)
+        if closing:
+            _send_parts(sock, closing)
         if mode == "eof":
             self.close_connection = True
 
@@ -446,6 +448,17 @@ class ProxyHandler(BaseHTTPRequestHandler):
         sock.settimeout(None)
         self.connection.settimeout(None)
         _pipe_both_ways(self.rfile, self.connection, sock)
+
+
+def _send_parts(sock: socket.socket, parts: list) -> None:
+    """``sendmsg`` until every byte of ``parts`` is out (a blocking send may still be partial)."""
+    while parts:
+        sent = sock.sendmsg(parts)
+        while parts and sent >= len(parts[0]):
+            sent -= len(parts[0])
+            parts.pop(0)
+        if parts and sent:
+            parts[0] = memoryview(parts[0])[sent:]
 
 
 def _pipe_both_ways(client_reader, client_sock: socket.socket, upstream: socket.socket) -> None:
