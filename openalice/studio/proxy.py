@@ -72,34 +72,38 @@ class RouteTable:
 
     def __init__(self, workspace: str | None = None) -> None:
         self.workspace = workspace
-        self._cache: dict[str, tuple[tuple, dict]] = {}
+        self.directory = os.fspath(state.routes_dir())   # the home is fixed for the process
+        self._cache: dict[str, tuple[tuple, dict, tuple[str, int] | None]] = {}
         self._lock = threading.Lock()
 
-    def lookup(self, host_header: str | None) -> dict | None:
+    def lookup(self, host_header: str | None) -> tuple[dict, tuple[str, int] | None] | None:
+        """(route, upstream) for a published host, or None; ``upstream`` is None when the
+        route does not name a loopback address and port."""
         surface_id = state.surface_id_of_host(host_header)
         if surface_id is None:
             return None
-        st = state.route_stat(surface_id)
-        if st is None:
+        try:
+            st = os.stat(f"{self.directory}/{surface_id}.json")
+        except OSError:
             with self._lock:
                 self._cache.pop(surface_id, None)
             return None
         key = (st.st_ino, st.st_mtime_ns, st.st_size)
         with self._lock:
             cached = self._cache.get(surface_id)
-        if cached is not None and cached[0] == key:
-            route = cached[1]
-        else:
+        if cached is None or cached[0] != key:
             route = state.read_route(surface_id)
             if route is None:
                 return None
+            cached = (key, route, _upstream_of(route))
             with self._lock:
-                self._cache[surface_id] = (key, route)
+                self._cache[surface_id] = cached
+        route = cached[1]
         if self.workspace is not None and route.get("workspaceId") != self.workspace:
             return None
         if route.get("host") != state.host_for(surface_id):
             return None
-        return route
+        return route, cached[2]
 
 
 def _upstream_of(route: dict) -> tuple[str, int] | None:
@@ -160,11 +164,11 @@ class ProxyHandler(BaseHTTPRequestHandler):
 
     # -- one request --------------------------------------------------------------------------------
     def handle_request(self) -> None:
-        route = self.server.routes.lookup(self.headers.get("Host"))
-        if route is None:
+        found = self.server.routes.lookup(self.headers.get("Host"))
+        if found is None:
             self._discard_body_or_close()
             return self.send_plain(404, "no Studio surface is published for this host")
-        upstream = _upstream_of(route)
+        route, upstream = found
         if upstream is None:
             self.close_connection = True
             self.log_error("route %s does not name a loopback upstream; refused", route.get("host"))

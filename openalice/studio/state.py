@@ -17,7 +17,6 @@ never published for a generation that is being stopped.
 
 from __future__ import annotations
 
-import os
 import re
 import secrets
 from pathlib import Path
@@ -30,7 +29,7 @@ __all__ = [
     "PHASES", "LIVE_PHASES", "HOST_SUFFIX", "studio_root", "workspace_dir", "state_path", "lease_path",
     "log_path", "supervisor_log_path", "routes_dir", "route_path", "proxy_path", "empty_state",
     "read_state", "update_state", "new_surface_id", "host_for", "surface_id_of_host", "publish_route",
-    "withdraw_route", "read_route", "route_stat",
+    "withdraw_route", "read_route",
 ]
 
 PHASES = ("stopped", "starting", "ready", "failed", "stopping")
@@ -171,9 +170,3 @@ def read_route(surface_id: str) -> dict | None:
         return None
     return data if isinstance(data, dict) else None
 
-
-def route_stat(surface_id: str) -> os.stat_result | None:
-    try:
-        return os.stat(route_path(surface_id))
-    except OSError:
-        return None
