@@ -112,20 +112,19 @@ def _finish(view: dict, ctx: Context, waited: bool) -> int:
 
 
 def cmd_start(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import studio, workspaces
-
-    ws = workspaces.resolve(args.workspace)
-    options = _options(args)
-    view = studio.start(ws, now=ctx.now(), **options)
-    return _finish(view, ctx, options["wait"])
+    return _launch(args, ctx, "start")
 
 
 def cmd_restart(args: argparse.Namespace, ctx: Context) -> int:
+    return _launch(args, ctx, "restart")
+
+
+def _launch(args: argparse.Namespace, ctx: Context, verb: str) -> int:
     from openalice import studio, workspaces
 
     ws = workspaces.resolve(args.workspace)
     options = _options(args)
-    view = studio.restart(ws, now=ctx.now(), **options)
+    view = getattr(studio, verb)(ws, now=ctx.now(), **options)
     return _finish(view, ctx, options["wait"])
 
 

@@ -287,21 +287,31 @@ def _check_timeout(ready_timeout: float) -> float:
 def start(ws, *, now: datetime, ready_timeout: float = READY_TIMEOUT, wait: bool = True,
           grace: float = GRACE) -> dict:
     """Start the workspace's Studio (idempotent: a starting or ready generation is kept)."""
+    return _start_generation(ws, "start", now=now, ready_timeout=ready_timeout, wait=wait, grace=grace)
+
+
+def restart(ws, *, now: datetime, ready_timeout: float = READY_TIMEOUT, wait: bool = True,
+            grace: float = GRACE) -> dict:
+    """A new generation (new ports, new host); the old one is gone before the new one starts."""
+    return _start_generation(ws, "restart", now=now, ready_timeout=ready_timeout, wait=wait, grace=grace)
+
+
+def _start_generation(ws, verb: str, *, now: datetime, ready_timeout: float, wait: bool, grace: float) -> dict:
+    from openalice.studio import state
+
     ready_timeout = _check_timeout(ready_timeout)
     manifest, capability = _studio_of(ws)   # bad input: exit 2 before anything changes
-    with _operation(ws.id, "start", now):
+    with _operation(ws.id, verb, now):
         record = _reconcile(ws.id, now, grace)
-        if record.get("phase") in ("starting", "ready"):
+        if verb == "start" and record.get("phase") in ("starting", "ready"):
             generation = record["generation"]
         else:
-            if record.get("phase") == "stopping":
+            if is_live(record):
                 _teardown(ws.id, record, now, grace)
             generation = _launch(ws, manifest, capability, now, ready_timeout)
     if wait:
         record = _wait_for_outcome(ws.id, generation, ready_timeout, now, grace)
     else:
-        from openalice.studio import state
-
         record = state.read_state(ws.id)
     return view(ws.id, record)
 
@@ -312,25 +322,6 @@ def stop(ws, *, now: datetime, grace: float = GRACE) -> dict:
         record = _reconcile(ws.id, now, grace)
         if is_live(record):
             record = _teardown(ws.id, record, now, grace)
-    return view(ws.id, record)
-
-
-def restart(ws, *, now: datetime, ready_timeout: float = READY_TIMEOUT, wait: bool = True,
-            grace: float = GRACE) -> dict:
-    """A new generation (new ports, new host); the old one is gone before the new one starts."""
-    ready_timeout = _check_timeout(ready_timeout)
-    manifest, capability = _studio_of(ws)
-    with _operation(ws.id, "restart", now):
-        record = _reconcile(ws.id, now, grace)
-        if is_live(record):
-            _teardown(ws.id, record, now, grace)
-        generation = _launch(ws, manifest, capability, now, ready_timeout)
-    if wait:
-        record = _wait_for_outcome(ws.id, generation, ready_timeout, now, grace)
-    else:
-        from openalice.studio import state
-
-        record = state.read_state(ws.id)
     return view(ws.id, record)
 
 
