@@ -54,6 +54,9 @@ http {{
       proxy_set_header Authorization "";
       proxy_set_header Cookie "";
       proxy_buffering off;
+      proxy_buffer_size 256k;
+      proxy_buffers 8 256k;
+      proxy_busy_buffers_size 512k;
       proxy_request_buffering off;
     }}
   }}
