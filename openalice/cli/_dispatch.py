@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import difflib
 import importlib
-import os
 import sys
 from dataclasses import dataclass, field
 from datetime import datetime

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Iterator
 
 from . import flock
-from .errors import Busy, OperationalError
+from .errors import Busy
 
 __all__ = ["Lock", "acquire", "locked", "lock_path_for"]
 

@@ -13,22 +13,10 @@ from .registry import (  # noqa: F401
     INIT_PROJECTORS, TEMPLATES, Workspace, RunEnvironment, alice_dir, find, get, init,
     list_workspaces, registry_path, remove, resolve, run_environment,
 )
+from .access import Access, Caller, authorize_write  # noqa: F401
 
 __all__ = [
     "INIT_PROJECTORS", "TEMPLATES", "Workspace", "RunEnvironment", "alice_dir", "find", "get",
     "init", "list_workspaces", "registry_path", "remove", "resolve", "run_environment",
     "Caller", "Access", "authorize_write",
 ]
-
-_LAZY = {"Caller": "access", "Access": "access", "authorize_write": "access"}
-
-
-def __getattr__(name: str):
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'openalice.workspaces' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value

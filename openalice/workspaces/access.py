@@ -28,14 +28,16 @@ refused (``approve_refused``), whatever the target.
 from __future__ import annotations
 
 import os
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 from openalice.core.errors import Forbidden, OperationalError
 
 from .registry import RunEnvironment, Workspace, find, run_environment
+
+if TYPE_CHECKING:
+    import subprocess
 
 __all__ = ["SCOPES", "Caller", "Access", "authorize_write", "git_commit"]
 
@@ -182,7 +184,9 @@ def git_commit(root: Path, files: list[Path], message: str) -> str | None:
     return _git(root, "rev-parse", "HEAD").stdout.strip()
 
 
-def _git(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+def _git(root: Path, *args: str, check: bool = True) -> "subprocess.CompletedProcess":
+    import subprocess  # only approved edits commit: not every write pays for the import
+
     env = dict(os.environ, GIT_TERMINAL_PROMPT="0")
     try:
         proc = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True,
