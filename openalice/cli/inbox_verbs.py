@@ -478,6 +478,8 @@ def cmd_delete(args: argparse.Namespace, ctx: Context) -> int:
     store = inbox.InboxStore()
     _confine(store.get(args.id).record["workspaceId"])
     record = inbox.delete(store, args.id)
+    if store.read_state_problem:
+        ctx.warn(f"{store.read_state_path}: {store.read_state_problem}")
     ctx.emit({"id": record["id"], "deleted": True, "workspaceId": record["workspaceId"]},
              lambda d: f"deleted: {d['id']}")
     return 0

@@ -247,6 +247,10 @@ def test_a_corrupt_read_state_is_reported_and_mark_all_read_starts_over(cli, ws)
     refused = envelope(cli("alice-inbox", "read", first, "--json"))   # never written over
     assert refused["file"] == str(state) and "mark-all-read" in refused["details"]["hint"]
     assert state.read_text() == "{not json"
+    second = cli("alice-inbox", "list", "--json").json()["entries"][0]["id"]
+    deleted = clean(cli("alice-inbox", "delete", second), 0)      # a delete still deletes
+    assert str(state) in deleted.stderr and state.read_text() == "{not json"
+    cli("alice-inbox", "push", "--body", "two again", cwd=ws)
     done = clean(cli("alice-inbox", "mark-all-read", "--json", env={"ALICE_NOW": NOW}), 0).json()
     assert done["marked"] == 2 and done["unread"] == 0
     aside = Path(done["setAside"])
