@@ -88,16 +88,30 @@ def scan_report(*, dry_run: bool, now_text: str | None, capacity: int | None = N
         return busy_result(now)
     try:
         cache = fastpath.load_cache()
-        report = fastpath.quick_scan(cache, now_ms=fastpath.epoch_ms(now), now_iso=fastpath.iso(now),
+        now_ms = fastpath.epoch_ms(now)
+        report = fastpath.quick_scan(cache, now_ms=now_ms, now_iso=fastpath.iso(now),
                                      dry_run=dry_run)
         if report is None:
             from openalice.schedule.scan import scan
 
             report = scan(now=now, dry_run=dry_run, capacity=capacity, lock_held=not dry_run,
                           cache=cache)
+        if not dry_run:
+            _heartbeat(now_ms)
         return report
     finally:
         fastpath.release_lock()
+
+
+def _heartbeat(now_ms: int) -> None:
+    """Renew the heartbeat; a failure is reported, never fatal (the scan ran)."""
+    from openalice.schedule import fastpath
+
+    try:
+        fastpath.write_heartbeat(now_ms)
+    except OSError as exc:
+        sys.stderr.write(f"alice-schedule: warning: cannot write the scan heartbeat "
+                         f"{fastpath.heartbeat_file()}: {exc.strerror or exc}\n")
 
 
 def _run_scan(*, json_mode: bool, dry_run: bool, now_text: str | None,
