@@ -92,8 +92,11 @@ def register(sub, common) -> None:
                  help="check issue files; exit 2 and print path:field: reason lines if any is bad",
                  description="Check every issue file (and comment sidecar) of the workspace, or "
                              "of all workspaces with --all, including schedules that can never "
-                             "fire (a bad cron or duration, an `at` in the past). Exit 2 when "
-                             "anything is wrong, so it can be a CI step.",
+                             "fire (a bad cron or duration, an `at` in the past) and @resume-... "
+                             "owners that are not session ids. Exit 2 when anything is wrong, so "
+                             "it can be a CI step. What the scan would skip on this machine (no "
+                             "such session, an unknown or uninstalled agent, a credential missing "
+                             "from the vault) is a warning on stderr: exit 0.",
                  examples="  alice issue validate\n  alice issue validate --all\n"
                           "  alice issue validate --workspace . --json")
     p.add_argument("--all", action="store_true", help="every registered workspace")
@@ -170,7 +173,7 @@ def cmd_create(args: argparse.Namespace, ctx: Context) -> int:
     issue = store.create(ws, fields, body, issue_id=args.issue_id, now=now)
     commit = access.commit(ws, [issue.path], f"issue({issue.id}): create via alice (approved)")
     data = {"issue": views.issue_json(issue, now, workspace_id=ws.id), "action": "created",
-            "commit": commit}
+            "commit": commit, "warnings": _runtime_warnings(ctx, ws, issue)}
     ctx.emit(data, lambda d: _printable(_change_text(d, ws)))
     return 0
 
@@ -194,9 +197,24 @@ def cmd_update(args: argparse.Namespace, ctx: Context) -> int:
     if changed:
         commit = access.commit(ws, [issue.path], f"issue({issue.id}): update via alice (approved)")
     data = {"issue": views.issue_json(issue, now, workspace_id=ws.id),
-            "action": "updated" if changed else "unchanged", "commit": commit}
+            "action": "updated" if changed else "unchanged", "commit": commit,
+            "warnings": _runtime_warnings(ctx, ws, issue)}
     ctx.emit(data, lambda d: _printable(_change_text(d, ws)))
     return 0
+
+
+def _runtime_warnings(ctx: Context, ws, issue) -> list[dict]:
+    """What the scan would refuse on this machine (the file is valid and
+    written); told on stderr, and listed in the JSON document."""
+    from openalice.issues.runnable import runtime_findings, warning_text
+
+    warnings = runtime_findings(ws, issue)[1]
+    if not ctx.json:
+        for warning in warnings:
+            ctx.warn(_printable(warning_text(issue.path, warning)))
+            if warning.get("hint"):
+                ctx.info(_printable(f"{ctx.prog}: hint: {warning['hint']}"))
+    return warnings
 
 
 def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
@@ -236,13 +254,18 @@ def cmd_validate(args: argparse.Namespace, ctx: Context) -> int:
     else:
         for problem in report.problems:
             ctx.stdout.write(_printable(str(problem)) + "\n")
+        for warning in report.warnings:
+            ctx.warn(_printable(str(warning)))
         files = f"{report.files} issue file{'s' if report.files != 1 else ''}"
         spaces = f"{report.workspaces} workspace{'s' if report.workspaces != 1 else ''}"
+        count = len(report.warnings)
+        warned = f"; {count} warning{'s' if count != 1 else ''}" if count else ""
         if report.ok:
-            ctx.info(f"ok: {files} valid in {spaces}")
+            ctx.info(f"ok: {files} valid in {spaces}{warned}")
         else:
             count = len(report.problems)
-            ctx.info(f"{count} problem{'s' if count != 1 else ''} ({files} checked in {spaces})")
+            ctx.info(f"{count} problem{'s' if count != 1 else ''} ({files} checked in {spaces})"
+                     f"{warned}")
     return 0 if report.ok else 2
 
 

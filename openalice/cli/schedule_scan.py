@@ -53,9 +53,20 @@ def human_report(report: dict) -> str:
         lines.append(f"{verb} {item['workspaceId']}/{item['issueId']}{task} slot {item['slot']}{extra}{note}")
     for item in report["repaired"]:
         lines.append(f"cursor caught up {item['workspaceId']}/{item['issueId']} with {item['taskId']}")
+    blocking = _blocking_reasons() if report["skipped"] else ()
     for item in report["skipped"]:
         detail = f": {item['detail']}" if item.get("detail") else ""
-        lines.append(f"skipped {item['workspaceId']}/{item['issueId']} [{item['reason']}]{detail}")
+        where = f"{item['workspaceId']}/{item['issueId']}"
+        if item["reason"] in blocking:
+            # The run cannot start on this machine (openalice.schedule.readiness).
+            if report.get("dryRun"):
+                lines.append(f"would be blocked {where}: {item['reason']}{detail}")
+            else:
+                lines.append(f"blocked {where} [{item['reason']}]{detail}")
+            if item.get("hint"):
+                lines.append(f"  hint: {item['hint']}")
+            continue
+        lines.append(f"skipped {where} [{item['reason']}]{detail}")
     for item in report["invalid"]:
         errors = "; ".join(f"{e['field']}: {e['reason']}" if e.get("field") else e["reason"]
                            for e in item["errors"])
@@ -69,6 +80,12 @@ def human_report(report: dict) -> str:
     lines.append(f"{len(report['workspaces'])} workspace(s), {scheduled} scheduled issue(s): "
                  f"{len(report['fired'])} {verb}, {len(report['skipped'])} skipped")
     return "\n".join(lines)
+
+
+def _blocking_reasons() -> tuple[str, ...]:
+    from openalice.schedule.readiness import REASONS
+
+    return REASONS
 
 
 def scan_report(*, dry_run: bool, now_text: str | None, capacity: int | None = None) -> dict:

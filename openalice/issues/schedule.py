@@ -13,7 +13,7 @@ from datetime import datetime
 
 from openalice.core.errors import InvalidInput
 
-from .declaration import FieldError, Issue
+from .declaration import DEFAULT_CRON_TIMEZONE, FieldError, Issue
 
 __all__ = ["when_problem", "data_when_problem", "schedule_problem", "schedule_summary"]
 
@@ -48,8 +48,8 @@ def when_problem(when: dict | None, now: datetime | None, *,
         if not can_ever_fire(expr):
             return FieldError("when.cron", f"can never fire: `{text}` names only days that "
                                            "do not exist (like 30 February)")
-        zone = when.get("timezone", "local")
-        if zone is not None and zone != "local":
+        zone = when.get("timezone")
+        if zone is not None and zone != DEFAULT_CRON_TIMEZONE:
             from openalice.core.zones import resolve_zone
             try:
                 resolve_zone(zone)
@@ -121,7 +121,7 @@ def schedule_summary(issue: Issue, now: datetime) -> dict:
                         "after each accepted run (the scheduler keeps the cursor)"}
     from openalice.core.cron import next_fire_after
     from openalice.core.zones import resolve_zone
-    fire = next_fire_after(when["cron"], now, resolve_zone(when.get("timezone") or "local"))
+    fire = next_fire_after(when["cron"], now, resolve_zone(when.get("timezone") or DEFAULT_CRON_TIMEZONE))
     if fire is None:
         return {"nextFireAt": None, "problem": "when.cron: can never fire: no slot within 50 years",
                 "note": None}

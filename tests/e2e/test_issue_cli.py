@@ -147,7 +147,7 @@ BAD_CREATES = [
     (["--title", "X", "--every", "soon"], "when.every"),
     (["--title", "X", "--every", "1d"], "when.every"),
     (["--title", "X", "--cron", "0 0 9 * * *", "--timezone", "UTC"], "when.cron"),
-    (["--title", "X", "--cron", "0 9 * * *"], "when.timezone"),
+    (["--title", "X", "--every", "1h", "--assignee", "@resume-not.a.session.id"], "assignee"),
     (["--title", "X", "--cron", "0 9 * * *", "--timezone", "New York-ish"], "when.timezone"),
     (["--title", "X", "--at", "2026-05-01T00:00:00Z"], "when.at"),
     (["--title", "X", "--assignee", "@workspace", "--every", "1h"], "assignee"),
