@@ -31,7 +31,7 @@ from openalice.core.errors import OperationalError, Unavailable
 
 __all__ = ["KINDS", "CRON_MARKER", "UNIT_NAME", "LAUNCHD_LABEL", "PERIOD_SECONDS", "tool_command",
            "timer_env", "cron_line", "cron_block", "merge_crontab", "systemd_units",
-           "launchd_plist", "definition", "prepare", "install"]
+           "launchd_plist", "definition", "prepare", "install", "installed", "log_hint"]
 
 KINDS = ("cron", "systemd", "launchd")
 CRON_MARKER = "# openalice-schedule: managed by 'alice-schedule install-timer --cron --write'"
@@ -312,3 +312,38 @@ def install(spec: dict, *, enable: bool = False) -> dict:
                 pass
         raise
     return out
+
+
+def installed(environ: Mapping[str, str] | None = None) -> list[dict]:
+    """The timers ``install-timer --write`` put in place: ``[{kind, where}]``
+    (the crontab's managed line, the systemd ``.timer`` unit, the plist).
+    A crontab that cannot be listed counts as none."""
+    import shutil
+    import subprocess
+
+    environ = os.environ if environ is None else environ
+    found: list[dict] = []
+    crontab = shutil.which("crontab", path=environ.get("PATH", os.defpath))
+    if crontab:
+        try:
+            listed = subprocess.run([crontab, "-l"], capture_output=True, text=True, timeout=10,
+                                    stdin=subprocess.DEVNULL, errors="replace")
+        except (OSError, subprocess.SubprocessError):
+            listed = None
+        if listed is not None and listed.returncode == 0:
+            lines = listed.stdout.splitlines()
+            if any(line.strip() == CRON_MARKER for line in lines):
+                found.append({"kind": "cron", "where": "crontab"})
+    for kind in ("systemd", "launchd"):
+        for item in definition(kind, environ=environ, command=["/alice-schedule"])["files"]:
+            if item["path"].endswith((".timer", ".plist")) and os.path.isfile(item["path"]):
+                found.append({"kind": kind, "where": item["path"]})
+    return found
+
+
+def log_hint(kind: str, environ: Mapping[str, str] | None = None) -> str:
+    """Where a timer of ``kind`` leaves the scan's output."""
+    environ = os.environ if environ is None else environ
+    if kind == "systemd":
+        return f"journalctl --user -u {UNIT_NAME}.service"
+    return str(_log_path(environ, "cron.log" if kind == "cron" else "launchd.log"))
