@@ -6,6 +6,8 @@ import argparse
 import os
 import sys
 
+from openalice.core.output import printable  # titles and prompts may hold escape sequences
+
 from ._dispatch import Context, add_verb
 
 _FILE_HELP = "Issues are Markdown files at <workspace>/.alice/issues/<id>.md (see docs/issues.md)."
@@ -174,7 +176,7 @@ def cmd_create(args: argparse.Namespace, ctx: Context) -> int:
     commit = access.commit(ws, [issue.path], f"issue({issue.id}): create via alice (approved)")
     data = {"issue": views.issue_json(issue, now, workspace_id=ws.id), "action": "created",
             "commit": commit, "warnings": _runtime_warnings(ctx, ws, issue)}
-    ctx.emit(data, lambda d: _printable(_change_text(d, ws)))
+    ctx.emit(data, lambda d: printable(_change_text(d, ws)))
     return 0
 
 
@@ -199,7 +201,7 @@ def cmd_update(args: argparse.Namespace, ctx: Context) -> int:
     data = {"issue": views.issue_json(issue, now, workspace_id=ws.id),
             "action": "updated" if changed else "unchanged", "commit": commit,
             "warnings": _runtime_warnings(ctx, ws, issue)}
-    ctx.emit(data, lambda d: _printable(_change_text(d, ws)))
+    ctx.emit(data, lambda d: printable(_change_text(d, ws)))
     return 0
 
 
@@ -211,9 +213,9 @@ def _runtime_warnings(ctx: Context, ws, issue) -> list[dict]:
     warnings = runtime_findings(ws, issue)[1]
     if not ctx.json:
         for warning in warnings:
-            ctx.warn(_printable(warning_text(issue.path, warning)))
+            ctx.warn(printable(warning_text(issue.path, warning)))
             if warning.get("hint"):
-                ctx.info(_printable(f"{ctx.prog}: hint: {warning['hint']}"))
+                ctx.info(printable(f"{ctx.prog}: hint: {warning['hint']}"))
     return warnings
 
 
@@ -227,7 +229,7 @@ def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
     data = views.issue_json(issue, now, workspace_id=ws.id)
     data["body"] = issue.body
     data["comments"] = comments.list_comments(ws, issue.id)
-    ctx.emit(data, lambda d: _printable(_show_text(d)))
+    ctx.emit(data, lambda d: printable(_show_text(d)))
     return 0
 
 
@@ -241,7 +243,7 @@ def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
                          code="usage")
     targets = _targets(args)
     data = board.listing(targets, ctx.now(), status=args.status)
-    _emit_bulk(ctx, data, lambda d: _printable(_list_text(d, many=args.all)))
+    _emit_bulk(ctx, data, lambda d: printable(_list_text(d, many=args.all)))
     return 0
 
 
@@ -253,9 +255,9 @@ def cmd_validate(args: argparse.Namespace, ctx: Context) -> int:
         ctx.emit(report.to_dict())
     else:
         for problem in report.problems:
-            ctx.stdout.write(_printable(str(problem)) + "\n")
+            ctx.stdout.write(printable(str(problem)) + "\n")
         for warning in report.warnings:
-            ctx.warn(_printable(str(warning)))
+            ctx.warn(printable(str(warning)))
         files = f"{report.files} issue file{'s' if report.files != 1 else ''}"
         spaces = f"{report.workspaces} workspace{'s' if report.workspaces != 1 else ''}"
         count = len(report.warnings)
@@ -274,7 +276,7 @@ def cmd_board(args: argparse.Namespace, ctx: Context) -> int:
     from openalice.issues import board
 
     data = board.board(workspaces.list_workspaces(), ctx.now())
-    _emit_bulk(ctx, data, lambda d: _printable(_board_text(d)))
+    _emit_bulk(ctx, data, lambda d: printable(_board_text(d)))
     return 0
 
 
@@ -537,12 +539,6 @@ def _board_text(d: dict) -> str:
         out.append(f"INVALID FILES ({len(d['invalid'])})")
         out.extend(_invalid_lines(d["invalid"], True))
     return "\n".join(out)
-
-
-def _printable(text: str) -> str:
-    """Titles and prompts may hold escape sequences; a listing must not run them."""
-    import re
-    return re.sub("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]", "\ufffd", text)
 
 
 def _one_line(text: str, limit: int = 60) -> str:

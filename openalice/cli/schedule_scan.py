@@ -140,7 +140,9 @@ def _run_scan(*, json_mode: bool, dry_run: bool, now_text: str | None,
         # the same text as openalice.core.output.emit (which costs typing to import)
         sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
     else:
-        sys.stdout.write(human_report(report) + "\n")
+        from openalice.core.output import printable
+
+        sys.stdout.write(printable(human_report(report)) + "\n")
     return 0
 
 

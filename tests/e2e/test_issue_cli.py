@@ -469,5 +469,5 @@ def test_non_utf8_arguments_and_escape_sequences(alice, workspace):
     assert alice("issue", "create", "--title", "esc\x1b[31mred", "--id", "esc").returncode == 0
     for verb in (["list"], ["board"], ["show", "esc"]):
         out = alice("issue", *verb).stdout
-        assert "\x1b" not in out and "esc\ufffd[31mred" in out, verb
+        assert "\x1b" not in out and "esc\\x1b[31mred" in out, verb
     assert "\x1b" in alice("issue", "show", "esc", "--json").json()["title"]
