@@ -441,6 +441,8 @@ def _schedule_text(issue: dict) -> str:
     schedule = issue["schedule"]
     if schedule["problem"]:
         return f"{text}  [never fires]"
+    if schedule["nextFireAt"] and (schedule["note"] or "").startswith("due now"):
+        return f"{text}  due now (the next scan starts it)"
     if schedule["nextFireAt"]:
         return f"{text}  next {schedule['nextFireAt']}"
     return text
