@@ -35,8 +35,27 @@ bench:
 	$(BENCH_VENV)/bin/python -m pip install --quiet --disable-pip-version-check . -r bench/requirements.txt
 	$(BENCH_VENV)/bin/python bench/run_all.py
 
+# `make install`: with pipx when it is there (its own venv, tools on pipx's bin dir);
+# else into a venv of its own, $(INSTALL_VENV), with the five tools linked into
+# $(INSTALL_BIN). Never `pip install` into the system Python, which refuses it
+# where it is externally managed (PEP 668: Debian, Ubuntu, Homebrew, ...).
+INSTALL_VENV ?= $(HOME)/.local/share/openalice/venv
+INSTALL_BIN ?= $(HOME)/.local/bin
+TOOLS := alice alice-schedule alice-inbox alice-harness harness-adapter
+
 install:
-	$(PYTHON) -m pip install .
+	@if command -v pipx >/dev/null 2>&1; then \
+	  echo "make install: installing with pipx (pipx install --force .)"; \
+	  pipx install --force . ; \
+	else \
+	  echo "make install: pipx not found; installing into the venv $(INSTALL_VENV) and linking the tools into $(INSTALL_BIN)"; \
+	  set -e; \
+	  test -x "$(INSTALL_VENV)/bin/python" || $(PYTHON) -m venv "$(INSTALL_VENV)"; \
+	  "$(INSTALL_VENV)/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade . ; \
+	  mkdir -p "$(INSTALL_BIN)"; \
+	  for tool in $(TOOLS); do ln -sf "$(INSTALL_VENV)/bin/$$tool" "$(INSTALL_BIN)/$$tool"; done; \
+	  echo "make install: done; $(INSTALL_BIN) must be on your PATH"; \
+	fi
 
 clean:
 	rm -rf $(VENV) $(BENCH_VENV) build dist *.egg-info

@@ -99,6 +99,7 @@ class _Checker:
         self.presets: dict[str, tuple[str, dict]] = {}  # name -> (file, document)
         self.run_configs: list[tuple[str, dict]] = []
         self._seen: set[str] = set()
+        self.bindings = 0  # how many bindings were cross-checked
 
     def add(self, severity: str, file: object, pointer: str, message: str,
             suggestion: str | None = None) -> None:
@@ -238,6 +239,7 @@ class _Checker:
         catalog = self.catalog
         if catalog is None:
             return
+        self.bindings += 1
         wrapper, model = binding["wrapper"], binding["model"]
         entry = catalog.match_wrapper(wrapper)
         if entry is None:
@@ -345,20 +347,23 @@ def validate(paths: Iterable[os.PathLike | str] = (), *, catalog_path: os.PathLi
     checker.load_catalog()
     if machine:
         checker.load_state()
-        if checker.states is not None and not any(r.enabled for r in checker.states.values()):
-            from . import state as state_mod
-
-            checker.machine = False
-            checker.warning(state_mod.state_path(), "",
-                            "no adapter is enabled on this machine, so the bindings were checked "
-                            "against the catalog only",
-                            "enable the adapters your presets use: harness-adapter enable ID")
+    catalog_only_here = (machine and checker.states is not None
+                         and not any(r.enabled for r in checker.states.values()))
+    if catalog_only_here:
+        checker.machine = False
     targets, empty = _expand(paths) if paths else _expand([catalog_file.parent])
     for directory in empty:
         checker.warning(directory, "", "no *.json file here: nothing was checked in it")
     for path in targets:
         checker.check_file(path)
     checker.check_run_configs()
+    if catalog_only_here and checker.bindings:
+        from . import state as state_mod
+
+        checker.warning(state_mod.state_path(), "",
+                        "no adapter is enabled on this machine, so the bindings were checked "
+                        "against the catalog only",
+                        "enable the adapters your presets use: harness-adapter enable ID")
     return checker.report
 
 
