@@ -9,7 +9,7 @@
 
 Every definition names the tool by absolute path (the installed console
 script, else the interpreter plus the checkout's ``bin/`` launcher) and
-carries ``OPENALICE_HOME``/``HARNESS_HOME`` when set and the current ``PATH``
+carries ``OPENALICE_HOME``/``HARNESS_HOME``/``HARNESS_CATALOG`` when set and the current ``PATH``
 (timers start with a minimal one, and the runner must find the agent CLIs).
 
 A definition lists the ``directories`` its line needs (the log's directory):
@@ -38,7 +38,8 @@ CRON_MARKER = "# openalice-schedule: managed by 'alice-schedule install-timer --
 UNIT_NAME = "openalice-schedule"
 LAUNCHD_LABEL = "dev.openalice.schedule"
 PERIOD_SECONDS = 60  # every kind runs the scan once a minute
-_ENV_KEYS = ("OPENALICE_HOME", "HARNESS_HOME")
+# Paths the scan and its runs read; a timer starts without the user's shell environment.
+_ENV_KEYS = ("OPENALICE_HOME", "HARNESS_HOME", "HARNESS_CATALOG")
 
 
 def tool_command(*, executable: str | None = None) -> list[str]:

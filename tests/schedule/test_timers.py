@@ -31,6 +31,10 @@ def test_cron_definition():
     assert line == ("* * * * * OPENALICE_HOME='/data/alice home' PATH=/opt/bin:/usr/bin "
                     "/opt/venv/bin/alice-schedule scan >> '/data/alice home/state/schedule/cron.log' 2>&1")
     assert "ALICE_NOW" not in block  # a frozen clock must never leak into a timer
+    # A catalog chosen in the shell must reach the timer too, or its engines are unknown there.
+    carried = timers.definition("cron", environ={**ENV, "HARNESS_CATALOG": "/cat/./adapters.json"},
+                                command=CMD)["environment"]
+    assert carried["HARNESS_CATALOG"] == "/cat/adapters.json"
     assert "%" not in timers.cron_line(["/x/100%/alice-schedule"], {}, Path("/l")).replace("\\%", "")
 
 
