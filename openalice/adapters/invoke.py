@@ -15,10 +15,11 @@ import stat
 import subprocess
 import threading
 import time
-from dataclasses import dataclass
-from typing import Mapping
+from collections.abc import Mapping
 
 from .catalog import AdapterEntry
+
+from openalice.core.records import record_class
 
 __all__ = ["DEFAULT_TIMEOUT", "MAX_OUTPUT", "WrapperRun", "wrapper_env", "wrapper_problem",
            "run_wrapper", "known_secret_values"]
@@ -27,7 +28,7 @@ DEFAULT_TIMEOUT = 10.0
 MAX_OUTPUT = 64 * 1024
 
 
-@dataclass
+@record_class
 class WrapperRun:
     """What one wrapper invocation did."""
 

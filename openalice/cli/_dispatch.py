@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import importlib
 import sys
-from dataclasses import dataclass, field
-from datetime import datetime
-from typing import Any, Callable, TextIO
 
 from openalice.core import output
 from openalice.core.errors import UsageError
 
 from ._run import Tool
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: typing and datetime cost start-up time
+    from datetime import datetime
+    from typing import Any, Callable, TextIO
 
 __all__ = ["ArgumentParser", "Context", "dispatch", "common_parent", "add_verb"]
 
@@ -45,16 +46,25 @@ def _redact_unrecognized(message: str) -> str:
     return prefix + " ".join(shown) + " (values are not echoed)"
 
 
-@dataclass
 class Context:
-    """What a verb handler gets besides its parsed arguments."""
+    """What a verb handler gets besides its parsed arguments.  (A plain
+    class: ``dataclasses`` imports ``inspect``, which alone costs more than a
+    read verb's whole work.)"""
 
-    prog: str
-    json: bool = False
-    stdout: TextIO = field(default_factory=lambda: sys.stdout)
-    stderr: TextIO = field(default_factory=lambda: sys.stderr)
-    stdin: TextIO = field(default_factory=lambda: sys.stdin)
-    now_override: str | None = None
+    def __init__(self, prog: str, json: bool = False, stdout: TextIO | None = None,
+                 stderr: TextIO | None = None, stdin: TextIO | None = None,
+                 now_override: str | None = None) -> None:
+        self.prog = prog
+        self.json = json
+        self.stdout = sys.stdout if stdout is None else stdout
+        self.stderr = sys.stderr if stderr is None else stderr
+        self.stdin = sys.stdin if stdin is None else stdin
+        self.now_override = now_override
+        self._pending: list = []
+        self._failure: tuple[str, str] | None = None
+
+    def __repr__(self) -> str:
+        return f"Context(prog={self.prog!r}, json={self.json!r})"
 
     def now(self) -> datetime:
         from openalice.core import clock
@@ -62,9 +72,6 @@ class Context:
         if self.now_override:
             return clock.parse_clock(self.now_override, field="--now")
         return clock.now()
-
-    _pending: list = field(default_factory=list, repr=False)
-    _failure: tuple[str, str] | None = field(default=None, repr=False)
 
     def emit(self, data: Any, human: Callable[[Any], str] | str | None = None) -> None:
         """The result: human text now, or (``--json``) the document, written by
@@ -134,6 +141,8 @@ def dispatch(tool: Tool, args: list[str], *, json_mode: bool) -> int:
         raise UsageError(f"no command given; see '{tool.name} --help'", code="usage")
     module_name = tool.verbs.get(verb)
     if module_name is None:
+        import difflib  # lazy: only a mistyped verb needs it
+
         close = difflib.get_close_matches(verb, list(tool.verbs), n=1)
         hint = f"did you mean '{close[0]}'?" if close else f"see '{tool.name} --help'"
         raise UsageError(f"unknown command '{verb}'", code="unknown_command",

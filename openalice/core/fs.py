@@ -18,14 +18,17 @@ import errno
 import json
 import os
 import stat
-import tempfile
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterator
 
 from . import locks
 from .errors import AliceError, InvalidInput, NotFound, OperationalError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only (typing costs start-up time)
+    from typing import Any
 
 __all__ = [
     "TEMP_PREFIX", "ensure_dir", "atomic_write_bytes", "atomic_write_text",
@@ -203,6 +206,8 @@ def atomic_write_bytes(path: os.PathLike | str, data: bytes, *, mode: int | None
             mode = 0o666 & ~_umask()
         except OSError as exc:
             raise OperationalError(f"cannot stat: {exc.strerror}", file=target) from exc
+    import tempfile  # lazy: only writers pay for it (random, shutil); reads do not
+
     try:
         fd, tmp = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{target.name}.", dir=directory)
     except OSError as exc:
@@ -255,6 +260,8 @@ def create_exclusive(path: os.PathLike | str, data: bytes, *, mode: int = 0o644)
     """
     target = Path(path)
     ensure_dir(target.parent)
+    import tempfile  # lazy: only writers pay for it (random, shutil); reads do not
+
     fd, tmp = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{target.name}.", dir=target.parent)
     try:
         try:

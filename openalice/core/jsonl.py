@@ -20,19 +20,23 @@ from __future__ import annotations
 import json
 import os
 import stat
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
 
 from . import fs, locks
 from .errors import AliceError, OperationalError
+from .records import record_class
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only (typing costs start-up time)
+    from typing import Any
 
 __all__ = ["Line", "JsonlFile", "Journal", "BLOCK_SIZE"]
 
 BLOCK_SIZE = 64 * 1024
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class Line:
     offset: int
     record: dict
@@ -169,6 +173,29 @@ class JsonlFile:
                 record = self._decode(line_offset, raw)
                 if record is not None:
                     yield Line(line_offset, record)
+
+    def record_at(self, offset: int) -> dict | None:
+        """The record on the whole line that starts exactly at byte ``offset``
+        (the file's start or just after a newline), or None (no such line, not
+        a JSON object, torn).  Reports no problems: a probe, not a read."""
+        fh = self._open_for_read()
+        if fh is None:
+            return None
+        with fh:
+            if offset > 0:
+                fh.seek(offset - 1)
+                if fh.read(1) != b"\n":
+                    return None
+            else:
+                fh.seek(0)
+            raw = fh.readline()
+        if not raw.endswith(b"\n"):
+            return None
+        try:
+            record = json.loads(raw)
+        except (ValueError, RecursionError):
+            return None
+        return record if isinstance(record, dict) else None
 
     def _decode(self, offset: int, raw: bytes) -> dict | None:
         raw = raw.strip()

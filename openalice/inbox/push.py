@@ -22,12 +22,12 @@ disk; a journal failure is a warning, never a failed push.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
 from datetime import datetime
-from typing import Callable, Mapping
 
 from openalice.core import clock
 from openalice.core.errors import InvalidInput
+from openalice.core.records import record_class
 
 from . import files as inbox_files
 from .references import References, parse
@@ -44,7 +44,7 @@ SUMMARY_CHARS = 200
 TaskLookup = Callable[[str], "dict | None"]
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class PushResult:
     entry: dict
     files: list

@@ -16,11 +16,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from openalice.core import fs
 from openalice.core.errors import AliceError
+from openalice.core.records import field, record_class
 
 __all__ = ["Counts", "counts_path", "count_up_to"]
 
@@ -28,7 +28,7 @@ VERSION = 1
 _FINGERPRINT_BYTES = 4096
 
 
-@dataclass
+@record_class
 class Counts:
     size: int = 0
     types: dict[str, int] = field(default_factory=dict)

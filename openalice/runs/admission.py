@@ -21,12 +21,15 @@ from __future__ import annotations
 import os
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from openalice.core import clock, fs, locks, paths
 from openalice.core.errors import Busy, Conflict, InvalidInput
 
 from . import tasks
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only (typing costs start-up time)
+    from typing import Any
 
 __all__ = ["DEFAULT_CAPACITY", "CAPACITY_ENV", "FIRES", "admit", "release", "live_runs", "live_dir",
            "marker_path", "build_record", "admission_lock_path", "default_capacity"]

@@ -35,11 +35,15 @@ Test hooks (read only here; never set them in production):
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from datetime import datetime, timezone
-from typing import Any, Callable
 
 from .fastpath import (CACHE_VERSION, environment_key, epoch_ms, file_stat, list_issue_files,
                        registry_file)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only (typing costs start-up time)
+    from typing import Any
 
 __all__ = ["CACHE_VERSION", "scan", "scan_lock_path", "cache_path", "busy_result", "epoch_ms"]
 

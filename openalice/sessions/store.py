@@ -20,13 +20,17 @@ from __future__ import annotations
 
 import re
 import secrets as _secrets
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Mapping
 
 from openalice.core import clock, fs
 from openalice.core.errors import InvalidInput, NotFound, Unavailable
+from openalice.core.records import record_class, replace
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only (typing costs start-up time)
+    from typing import Any
 
 __all__ = [
     "SessionBinding", "BindingConflict", "new_resume_id", "check_resume_id", "sessions_dir", "session_path",
@@ -61,7 +65,7 @@ class BindingConflict(Unavailable):
     default_code = "binding_conflict"
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class SessionBinding:
     resume_id: str
     agent: str

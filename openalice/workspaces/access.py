@@ -28,14 +28,15 @@ refused (``approve_refused``), whatever the target.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping
 
 from openalice.core.errors import Forbidden, OperationalError
+from openalice.core.records import record_class
 
 from .registry import RunEnvironment, Workspace, find, run_environment
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import subprocess
 
@@ -46,7 +47,7 @@ __all__ = ["SCOPES", "Caller", "Access", "authorize_write", "git_commit"]
 SCOPES = ("issues", "workspace", "vault")
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class Caller:
     """Who is asking to write.
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import Callable, Mapping
 
 from openalice.core import clock, fs, paths
 from openalice.core.errors import Conflict, InvalidInput, NotFound, UsageError
+from openalice.core.records import asdict, record_class
 
 TEMPLATES = ("blank", "chat")
 ID_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,63}\Z")
@@ -22,7 +22,7 @@ REGISTRY_VERSION = 1
 INIT_PROJECTORS: list[str] = []
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class Workspace:
     id: str
     label: str
@@ -38,7 +38,7 @@ class Workspace:
         return asdict(self)
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class RunEnvironment:
     """What the runner put in a headless child's environment."""
 
