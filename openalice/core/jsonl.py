@@ -260,8 +260,11 @@ class Journal(JsonlFile):
         super().__init__(path, durable=durable)
         self._known_end: tuple[int, int] | None = None  # (file size, last seq)
 
-    def append(self, record: dict) -> dict:
-        """Append ``record`` with the next ``seq``; returns the stored record."""
+    def append(self, record: dict, *,
+               after: Callable[[int, int, dict], None] | None = None) -> dict:
+        """Append ``record`` with the next ``seq``; returns the stored record.
+        ``after(size_before, size_after, stored)`` runs while the lock is
+        still held (a derived index kept in step with the file)."""
         with self.lock():
             fd = self._open_for_append()
             try:
@@ -276,6 +279,8 @@ class Journal(JsonlFile):
                 self._known_end = (size + len(data), seq)
             finally:
                 os.close(fd)
+            if after is not None:
+                after(size, size + len(data), stored)
             return stored
 
     def _last_seq_at(self, size: int) -> int:

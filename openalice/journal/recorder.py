@@ -21,6 +21,7 @@ from pathlib import Path
 from openalice.core import clock, jsonl, output, paths
 from openalice.core.errors import AliceError
 
+from .counts import note_appended
 from .registry import family_of
 
 __all__ = ["FILE_NAME", "journal_path", "open_journal", "record"]
@@ -51,8 +52,10 @@ def record(type: str, payload: dict, *, now: datetime, caused_by: int | None = N
     fact: dict = {"ts": clock.to_iso(now), "type": type, "payload": payload}
     if caused_by is not None:
         fact["causedBy"] = caused_by
+    journal = open_journal()
     try:
-        return open_journal().append(fact)
+        return journal.append(fact, after=lambda before, after, stored: note_appended(
+            journal.path, before, after, stored))
     except (OSError, AliceError) as exc:
         prog = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "alice"
         output.warn(f"activity journal not updated ({type}): {exc}", prog=prog or "alice")
