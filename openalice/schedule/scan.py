@@ -147,6 +147,8 @@ class _Scanner:
         self.cache: dict = {}
         self._preloaded = cache
         self.planned_live: int | None = None  # dry-run capacity bookkeeping
+        self.dry_live: set | None = None  # dry-run: the live (workspace, issue) pairs, read once
+        self.admissions = None  # the admission batch, opened at the first due issue
 
     # -- cache ---------------------------------------------------------------
 
@@ -194,8 +196,13 @@ class _Scanner:
         last_scan = previous.get("lastScanMs")
         clock_backwards = isinstance(last_scan, int) and last_scan > self.now_ms
         cached_ws = previous.get("workspaces", {})
-        for ws in workspaces:
-            self._scan_workspace(ws, cached_ws.get(ws.id))
+        try:
+            for ws in workspaces:
+                self._scan_workspace(ws, cached_ws.get(ws.id))
+        finally:
+            if self.admissions is not None:
+                self.admissions.__exit__(None, None, None)
+                self.admissions = None
         self._save_cache(previous)
         if self.cache_changed and not self.dry_run:
             self._sweep_temp_files()
@@ -479,10 +486,15 @@ class _Scanner:
         capacity = self.capacity if self.capacity is not None else admission.default_capacity()
         if self.dry_run:
             return self._dry_fire(ws, issue, cursor, decision, capacity)
+        if self.admissions is None:
+            # One hold of the admission lock for the whole scan: the live runs
+            # are read once, not once per due issue (see runs.admission).
+            self.admissions = admission.Admissions().__enter__()
         try:
-            record = admission.admit(ws, issue, fire="schedule", now=self.now, capacity=capacity,
-                                     slot=slot_iso, missed=decision.missed,
-                                     missed_overflow=decision.overflow)
+            record = self.admissions.admit(ws, issue, fire="schedule", now=self.now,
+                                           capacity=capacity, slot=slot_iso,
+                                           missed=decision.missed,
+                                           missed_overflow=decision.overflow)
         except AliceError as exc:
             self._skip(ws.id, issue.id, exc.code, exc.message, slot=slot_iso,
                        **({"taskId": exc.details["taskId"]} if exc.details.get("taskId") else {}))
@@ -505,6 +517,8 @@ class _Scanner:
         from .launching import start
 
         fired.update(start(record["taskId"], launch, now=self.now))
+        if fired.get("error"):  # its supervisor never started and the run was released
+            self.admissions.forget(record["taskId"])
         self.fired.append(fired)
         _crash_point("launch")
         return new_cursor
@@ -514,12 +528,13 @@ class _Scanner:
 
         from . import cursors
 
-        if self.planned_live is None:
-            self.planned_live = len(admission.live_runs())
+        if self.dry_live is None:
+            runs = admission.live_runs()
+            self.planned_live = len(runs)
+            self.dry_live = {(m["workspaceId"], m["issueId"]) for m in runs}
         slot_iso = _iso(decision.slot)
         latest = tasks.latest_task(ws.id, issue.id)
-        live = {(m["workspaceId"], m["issueId"]) for m in admission.live_runs()}
-        if (ws.id, issue.id) in live or (latest is not None and latest.get("status") == "running"):
+        if (ws.id, issue.id) in self.dry_live or (latest is not None and latest.get("status") == "running"):
             self._skip(ws.id, issue.id, "already_running", "a run of this issue is live", slot=slot_iso)
             return cursor
         if self.planned_live >= capacity:
