@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import sys
 
 from openalice.core import output
 from openalice.core.errors import UsageError
 
+from ._args import SUPPRESS  # argparse's value, without importing argparse
 from ._run import Tool
 
 TYPE_CHECKING = False
@@ -16,34 +16,16 @@ if TYPE_CHECKING:  # annotations only: typing and datetime cost start-up time
     from datetime import datetime
     from typing import Any, Callable, TextIO
 
-__all__ = ["ArgumentParser", "Context", "dispatch", "common_parent", "add_verb"]
+__all__ = ["Context", "dispatch", "add_verb", "shared_options", "SUPPRESS"]
 
 
-class ArgumentParser(argparse.ArgumentParser):
-    """argparse that raises :class:`UsageError` (exit 2) instead of exiting,
-    so ``--json`` callers get the error envelope."""
+def __getattr__(name: str):
+    # lazy: argparse is imported only when the quick parser (._args) declines
+    if name in ("ArgumentParser", "common_parent"):
+        from . import _parsers
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
-        kwargs.setdefault("allow_abbrev", False)
-        super().__init__(*args, **kwargs)
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        message = _redact_unrecognized(message)
-        raise UsageError(message, code="usage",
-                         details={"usage": self.format_usage().strip(),
-                                  "hint": f"see '{self.prog} --help'"})
-
-
-def _redact_unrecognized(message: str) -> str:
-    """argparse echoes stray arguments; one of them may be a secret typed in
-    the wrong place (``credential add x --vendor v sk-...``).  Keep flags,
-    hide values."""
-    prefix = "unrecognized arguments: "
-    if not message.startswith(prefix):
-        return message
-    shown = [a if a.startswith("-") and "=" not in a else "<value>" for a in message[len(prefix):].split()]
-    return prefix + " ".join(shown) + " (values are not echoed)"
+        return getattr(_parsers, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class Context:
@@ -109,15 +91,21 @@ class Context:
         self.stderr.write(message.rstrip("\n") + "\n")
 
 
-def common_parent() -> ArgumentParser:
-    parent = ArgumentParser(add_help=False)
-    parent.add_argument("--json", action="store_true", help="print exactly one JSON document on stdout")
-    return parent
+def shared_options(common: Any) -> Any:
+    """A parent parser for options that several verbs share, built on
+    ``common`` and of its kind (the quick parser's recorder, or argparse)."""
+    from . import _args
+
+    if isinstance(common, _args.RecordingParser):
+        return _args.RecordingParser(parents=[common])
+    from ._parsers import ArgumentParser
+
+    return ArgumentParser(add_help=False, parents=[common])
 
 
-def add_verb(sub: Any, name: str, handler: Callable[[argparse.Namespace, Context], Any], *,
-             common: ArgumentParser, help: str, description: str | None = None,
-             examples: str | None = None) -> ArgumentParser:
+def add_verb(sub: Any, name: str, handler: Callable[[Any, Context], Any], *,
+             common: Any, help: str, description: str | None = None,
+             examples: str | None = None) -> Any:
     """Register one verb: a subparser with the common flags and ``handler``."""
     epilog = f"examples:\n{examples.rstrip()}\n" if examples else None
     parser = sub.add_parser(name, parents=[common], help=help,
@@ -148,11 +136,13 @@ def dispatch(tool: Tool, args: list[str], *, json_mode: bool) -> int:
         raise UsageError(f"unknown command '{verb}'", code="unknown_command",
                          details={"hint": hint})
     module = importlib.import_module(module_name)
-    parser = ArgumentParser(prog=tool.name, add_help=True)
-    parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
-    sub = parser.add_subparsers(dest="verb", metavar="COMMAND", required=True)
-    module.register(sub, common_parent())
-    ns = parser.parse_args(args)
+    from . import _args
+
+    ns = _args.parse(module.register, args)
+    if ns is None:  # help, a usage error or an unusual form: argparse's own words
+        from ._parsers import parse_args
+
+        ns = parse_args(tool, module, args)
     ctx = Context(prog=tool.name, json=json_mode, now_override=getattr(ns, "now", None))
     handler = getattr(ns, "handler", None)
     if handler is None:

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import argparse
-
+from ._args import type_error
 from ._dispatch import Context, add_verb
 
 
@@ -11,9 +10,9 @@ def _count(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+        raise type_error(f"not an integer: {text!r}") from None
     if not 1 <= value <= 1000:
-        raise argparse.ArgumentTypeError("must be 1-1000")
+        raise type_error("must be 1-1000")
     return value
 
 

@@ -149,6 +149,7 @@ class _Scanner:
         self.planned_live: int | None = None  # dry-run capacity bookkeeping
         self.dry_live: set | None = None  # dry-run: the live (workspace, issue) pairs, read once
         self.admissions = None  # the admission batch, opened at the first due issue
+        self.touched: set[str] = set()  # workspaces re-read or written to by this scan
 
     # -- cache ---------------------------------------------------------------
 
@@ -191,6 +192,7 @@ class _Scanner:
         self.cache = {"version": CACHE_VERSION, "environment": environment_key(),
                       "lastScanAt": previous.get("lastScanAt"),
                       "lastScanMs": previous.get("lastScanMs"),
+                      "lastSweep": previous.get("lastSweep"),
                       "registry": registry_stat,
                       "order": [[ws.id, ws.path] for ws in workspaces], "workspaces": {}}
         last_scan = previous.get("lastScanMs")
@@ -203,9 +205,16 @@ class _Scanner:
             if self.admissions is not None:
                 self.admissions.__exit__(None, None, None)
                 self.admissions = None
+        sweep_all = False
+        if self.cache_changed and not self.dry_run:
+            sweep_all = self._full_sweep_due()
+            if sweep_all:
+                import time
+
+                self.cache["lastSweep"] = int(time.time())
         self._save_cache(previous)
         if self.cache_changed and not self.dry_run:
-            self._sweep_temp_files()
+            self._sweep_temp_files(everything=sweep_all)
         report = {"status": "ok", "now": self.now_iso, "dryRun": self.dry_run,
                   "fired": self.fired, "skipped": self.skipped, "repaired": self.repaired,
                   "invalid": self.invalid, "workspaces": self.ws_report}
@@ -213,11 +222,32 @@ class _Scanner:
             report["clockBackwards"] = True
         return report
 
-    def _sweep_temp_files(self) -> None:
-        """Temp files of writers that died mid-write (cursors, markers)."""
+    #: A sweep of every cursor directory at most this often (real seconds):
+    #: it walks one directory per workspace, and only files older than an
+    #: hour are removed anyway.
+    FULL_SWEEP_SECONDS = 3600
+
+    def _full_sweep_due(self) -> bool:
+        import time
+
+        last = self.cache.get("lastSweep")
+        now = time.time()
+        return not isinstance(last, int) or not 0 <= now - last < self.FULL_SWEEP_SECONDS
+
+    def _sweep_temp_files(self, *, everything: bool) -> None:
+        """Temp files of writers that died mid-write (cursors, markers): in the
+        live-run markers and the cursor directories of the workspaces this
+        scan read or wrote, and in every cursor directory once an hour."""
         from openalice.core import fs, paths
 
-        for directory in (paths.state_dir() / "schedule", paths.state_dir() / "runs" / "live"):
+        from . import cursors
+
+        if everything:
+            directories = [paths.state_dir() / "schedule"]
+        else:
+            directories = [cursors.cursor_path(ws_id, "x").parent for ws_id in sorted(self.touched)]
+        directories.append(paths.state_dir() / "runs" / "live")
+        for directory in directories:
             if directory.is_dir():
                 fs.sweep_temp_files(directory, recursive=True)
 
@@ -262,6 +292,7 @@ class _Scanner:
                 return
             entry = self._entry_from(ws, issue_set, files or {})
             self.cache_changed = True
+            self.touched.add(ws.id)
         report["issues"] = len(entry["issues"]) + len(entry["invalid"])
         for bad in entry["invalid"]:
             self.invalid.append({"workspaceId": ws.id, **bad})
@@ -424,6 +455,7 @@ class _Scanner:
     def _write_cursor(self, cursor: dict, *, durable: bool = True) -> None:
         if self.dry_run:
             return
+        self.touched.add(cursor["workspaceId"])
         from openalice.core import fs
 
         from . import cursors

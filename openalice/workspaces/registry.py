@@ -67,6 +67,7 @@ def _parse_registry(data: object, path: Path) -> list[Workspace]:
         raise InvalidInput(f"unsupported registry version {data.get('version')!r}", file=path,
                            field="version", code="malformed_registry")
     out = []
+    index_of: dict[str, int] = {}  # id -> its entry: one pass, not a scan per entry
     for i, item in enumerate(data["workspaces"]):
         if not isinstance(item, dict):
             raise InvalidInput("entry is not an object", file=path, field=f"workspaces/{i}",
@@ -79,8 +80,8 @@ def _parse_registry(data: object, path: Path) -> list[Workspace]:
         if not all(isinstance(v, str) for v in asdict(ws).values()):
             raise InvalidInput("entry fields must be strings", file=path, field=f"workspaces/{i}",
                                code="malformed_registry")
-        first = next((j for j, seen in enumerate(out) if seen.id == ws.id), None)
-        if first is not None:  # which one would `--workspace ID` mean?
+        first = index_of.setdefault(ws.id, i)
+        if first != i:  # which one would `--workspace ID` mean?
             raise InvalidInput(f"duplicate workspace id {ws.id!r}: entries workspaces/{first} "
                                f"({out[first].path}) and workspaces/{i} ({ws.path}); give one of "
                                "them another id", file=path, field=f"workspaces/{i}/id",
