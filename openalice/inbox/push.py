@@ -23,15 +23,17 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from datetime import datetime
 
-from openalice.core import clock
 from openalice.core.errors import InvalidInput
 from openalice.core.records import record_class
 
 from . import files as inbox_files
 from .references import References, parse
 from .store import InboxStore
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only
+    from datetime import datetime
 
 __all__ = [
     "MAX_BODY_BYTES", "PushResult", "check_body", "target_workspace", "stamp_origin",
@@ -153,6 +155,8 @@ def push(body: str, *, workspace, origin: dict | None, now: datetime,
             revisions[rel] = status.current
             status = inbox_files.FileStatus(rel, status.current, True, None, status.current)
         statuses.append(status)
+    from openalice.core import clock  # lazy: a listing imports this module, only a push needs it
+
     ts = clock.to_ms(now)
 
     def build(entry_id: str) -> dict:

@@ -5,12 +5,15 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Mapping
-from datetime import datetime
 from pathlib import Path
 
-from openalice.core import clock, fs, paths
+from openalice.core import fs, paths
 from openalice.core.errors import Conflict, InvalidInput, NotFound, UsageError
 from openalice.core.records import asdict, record_class
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only
+    from datetime import datetime
 
 TEMPLATES = ("blank", "chat")
 ID_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,63}\Z")
@@ -53,6 +56,12 @@ def registry_path() -> Path:
 
 def alice_dir(ws: Workspace) -> Path:
     return ws.root / ".alice"
+
+
+def _iso(now: datetime) -> str:
+    from openalice.core import clock  # lazy: datetime only for writers, not for listings
+
+    return clock.to_iso(now)
 
 
 def _empty() -> dict:
@@ -203,7 +212,7 @@ def init(path: os.PathLike | str = ".", *, template: str = "blank", label: str |
         _refuse_nesting(real, existing)
         ws_id = _unique_id(id_base(label or Path(real).name), {w.id for w in existing})
         record = Workspace(id=ws_id, label=(label or Path(real).name).strip(), path=real,
-                           template=template, createdAt=clock.to_iso(now))
+                           template=template, createdAt=_iso(now))
         data["workspaces"].append(record.record())
         created.append(record)
         return data
