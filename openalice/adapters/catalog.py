@@ -16,7 +16,6 @@ and every problem, never a partial catalog.
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -134,6 +133,8 @@ class Catalog:
 
 def suggest(word: str, choices: list[str] | tuple[str, ...]) -> str | None:
     """``did you mean 'x'?`` for the closest choice, or None."""
+    import difflib  # lazy: only a typo needs it
+
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f"did you mean '{close[0]}'?" if close else None
 

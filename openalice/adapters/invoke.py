@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import os
 import stat
-import subprocess
-import threading
 import time
 from collections.abc import Mapping
 
@@ -113,6 +111,9 @@ def run_wrapper(entry: AdapterEntry, args: list[str], *, timeout: float = DEFAUL
                 max_output: int = MAX_OUTPUT, env: Mapping[str, str] | None = None,
                 clock=time.monotonic) -> WrapperRun:
     """Run ``<wrapper> args...`` with stdin closed; kill its group at ``timeout``."""
+    import subprocess  # lazy: only a probe runs a wrapper, not a listing
+    import threading
+
     from openalice.core import proc
 
     problem = wrapper_problem(entry)

@@ -12,11 +12,11 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 from openalice.core.errors import InvalidInput, NotFound, UsageError
+from openalice.core.records import field, record_class
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only (typing costs start-up time)
@@ -37,7 +37,7 @@ STRIPPED_PREFIXES = ("CLAUDE_CODE_", "VSCODE_")
 SESSION_KEY_VAR = "OPENALICE_SESSION_KEY"
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class Capabilities:
     headless: bool
     interactive: bool
@@ -56,7 +56,7 @@ class Capabilities:
                 "subscription": self.subscription, "prompt": self.prompt}
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class Projection:
     """One child process.  ``stdin`` None: headless children get /dev/null,
     interactive ones keep the terminal; bytes: written to the child's stdin."""
@@ -67,7 +67,7 @@ class Projection:
     files: tuple[str, ...] = field(default=())  # non-secret config written into run_dir
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class Access:
     """A binding's credential, resolved just in time."""
 

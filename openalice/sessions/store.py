@@ -19,7 +19,6 @@ file.  The engine's own session id (for resume) is kept beside the binding in
 from __future__ import annotations
 
 import re
-import secrets as _secrets
 from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
@@ -125,7 +124,10 @@ def new_resume_id(rng: Any = None) -> str:
 
     ``rng`` needs ``randrange(n)``; the default is the OS's secure source.
     """
-    rng = rng or _secrets.SystemRandom()
+    if rng is None:
+        import secrets  # lazy: only a new session id needs it, not a listing
+
+        rng = secrets.SystemRandom()
     words = [ADJECTIVES[rng.randrange(len(ADJECTIVES))], MATERIALS[rng.randrange(len(MATERIALS))],
              NOUNS[rng.randrange(len(NOUNS))]]
     suffix = "".join(_SUFFIX[rng.randrange(len(_SUFFIX))] for _ in range(6))
