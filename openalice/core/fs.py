@@ -30,7 +30,7 @@ __all__ = [
     "TEMP_PREFIX", "ensure_dir", "atomic_write_bytes", "atomic_write_text",
     "atomic_write_json", "dump_json", "read_bytes", "read_text", "read_json",
     "locked_update_json", "locked_file", "sweep_temp_files", "fsync_dir",
-    "create_exclusive", "remove_file",
+    "create_exclusive", "remove_file", "move_file", "remove_empty_dir",
 ]
 
 TEMP_PREFIX = ".tmp-"
@@ -175,6 +175,29 @@ def remove_file(path: os.PathLike | str) -> bool:
         return False
     except OSError as exc:
         raise OperationalError(f"cannot remove: {exc.strerror}", file=path) from exc
+    fsync_dir(Path(path).parent)
+    return True
+
+
+def move_file(source: os.PathLike | str, target: os.PathLike | str) -> None:
+    """Rename ``source`` over ``target`` atomically (same filesystem), durably."""
+    try:
+        os.replace(source, target)
+    except OSError as exc:
+        raise OperationalError(f"cannot move {source}: {exc.strerror}", file=target) from exc
+    fsync_dir(Path(target).parent)
+    if Path(source).parent != Path(target).parent:
+        fsync_dir(Path(source).parent)
+
+
+def remove_empty_dir(path: os.PathLike | str) -> bool:
+    """Remove ``path`` if it is an empty directory (never a symlink); False otherwise."""
+    try:
+        if os.path.islink(path):
+            return False
+        os.rmdir(path)
+    except OSError:
+        return False
     fsync_dir(Path(path).parent)
     return True
 
