@@ -11,7 +11,7 @@ import sys
 
 from openalice import __version__
 
-__all__ = ["Tool", "run"]
+__all__ = ["Tool", "run", "shim_refusal"]
 
 
 class Tool:
@@ -42,9 +42,23 @@ def run(tool: Tool, argv: list[str] | None = None) -> int:
     if args[0] in ("-V", "--version") and len(args) == 1:
         sys.stdout.write(f"{tool.name} {__version__}\n")
         return 0
+    refused = shim_refusal(tool.name, args)
+    if refused is not None:
+        return refused
     from . import _dispatch
 
     return _dispatch.dispatch(tool, args)
+
+
+def shim_refusal(name: str, args: list[str]) -> int | None:
+    """Started through a workspace shim (``<ws>/.alice/bin/``): that
+    workspace's harness config decides whether this command may run."""
+    shim_config = os.environ.pop("OPENALICE_SHIM_CONFIG", None)
+    if shim_config is None:
+        return None
+    from openalice.harness.gate import refuse
+
+    return refuse(name, args, shim_config)
 
 
 def debug_enabled() -> bool:

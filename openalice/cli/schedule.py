@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from ._run import Tool, run
+from ._run import Tool, run, shim_refusal
 
 HELP = """\
 usage: alice-schedule [--version] [--help] COMMAND [ARGS] [--json]
@@ -57,6 +57,9 @@ TOOL = Tool(
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
+    refused = shim_refusal(TOOL.name, args)
+    if refused is not None:
+        return refused
     if args and args[0] == "scan":
         # The timer runs this every minute: plain flags skip argparse entirely.
         from .schedule_scan import fast_scan

@@ -20,8 +20,9 @@ re-planned (and compared the digest) right before :func:`apply_plan`.  Then:
    trailer ``<key>: <digest>`` (a failing hook: files restored, index reset,
    HEAD untouched, journal removed, :class:`~openalice.core.git.GitError`);
 5. the journal moves to phase ``committed``;
-6. the next baseline replaces the old one, the caller's state files are
-   written, and the journal is removed.
+6. the next baseline replaces the old one, the caller's state documents are
+   written (one whose ``commit`` is null gets the commit id, or loses the key
+   when nothing was committed), and the journal is removed.
 
 :func:`recover` finds a pending journal and either finishes it (phase
 ``committed``, or HEAD carries the trailer: only bookkeeping remains) or puts
@@ -50,7 +51,7 @@ __all__ = ["Store", "Commit", "Applied", "Recovery", "apply_plan", "recover", "r
 JOURNAL_VERSION = 1
 PHASES = ("prepared", "committed")
 _JOURNAL_KEYS = {"schemaVersion", "owner", "planDigest", "touchedPaths", "preparedAt", "phase", "meta",
-                 "state", "commitTrailer", "pruneWithin"}
+                 "state", "commitTrailer", "pruneWithin", "commit"}
 
 
 class StalePlan(Conflict):
@@ -127,7 +128,7 @@ def _check_journal(data: object, path: Path) -> dict:
     unknown = set(data) - _JOURNAL_KEYS
     if unknown:
         raise bad(f"unknown key {sorted(unknown)[0]!r}", sorted(unknown)[0])
-    for key in _JOURNAL_KEYS - {"commitTrailer"}:
+    for key in _JOURNAL_KEYS - {"commitTrailer", "commit"}:
         if key not in data:
             raise bad("missing", key)
     if data["schemaVersion"] != JOURNAL_VERSION:
@@ -144,12 +145,13 @@ def _check_journal(data: object, path: Path) -> dict:
             raise bad("must be a list", key)
         for n, rel in enumerate(data[key]):
             check_path(str(rel).rstrip("/") if isinstance(rel, str) else rel, field=f"{key}/{n}", file=path)
-    if not isinstance(data["state"], dict) or not all(isinstance(v, str) for v in data["state"].values()):
-        raise bad("must map paths to text", "state")
+    if not isinstance(data["state"], dict) or not all(isinstance(v, dict) for v in data["state"].values()):
+        raise bad("must map paths to JSON objects", "state")
     for rel in data["state"]:
         check_path(rel, field=f"state/{rel}", file=path)
-    if data.get("commitTrailer") is not None and not isinstance(data["commitTrailer"], str):
-        raise bad("must be a string or null", "commitTrailer")
+    for key in ("commitTrailer", "commit"):
+        if data.get(key) is not None and not isinstance(data[key], str):
+            raise bad("must be a string or null", key)
     return data
 
 
@@ -243,7 +245,7 @@ def _next_baseline(plan: Plan, skipped: set[str]) -> dict[str, Entry]:
 
 def apply_plan(plan: Plan, store: Store, *, keep: Sequence[str] = (), use: Sequence[str] = (),
                unresolved: str = "refuse", commit: Commit | None = None,
-               state: Mapping[str, bytes] | None = None, owner: str, meta: Mapping | None = None,
+               state: Mapping[str, dict] | None = None, owner: str, meta: Mapping | None = None,
                now: datetime, prune_within: Iterable[str] | None = None) -> Applied:
     """Apply ``plan`` (see the module docstring for the steps)."""
     if store.journal_path.exists():
@@ -262,7 +264,7 @@ def apply_plan(plan: Plan, store: Store, *, keep: Sequence[str] = (), use: Seque
     in_git = git.work_tree(store.root) is not None
     journal = {"schemaVersion": JOURNAL_VERSION, "owner": owner, "planDigest": plan.digest,
                "touchedPaths": touched, "preparedAt": clock.to_iso(now), "phase": "prepared",
-               "meta": dict(meta or {}), "state": {k: v.decode("utf-8") for k, v in state.items()},
+               "meta": dict(meta or {}), "state": {k: dict(v) for k, v in state.items()},
                "commitTrailer": commit.trailer if commit is not None and in_git else None,
                "pruneWithin": prune}
     if store.txn_dir.exists():
@@ -289,6 +291,7 @@ def apply_plan(plan: Plan, store: Store, *, keep: Sequence[str] = (), use: Seque
             raise
         _crash_point("managed-committed")
     journal["phase"] = "committed"
+    journal["commit"] = sha
     fs.atomic_write_json(store.journal_path, journal, mode=0o644, dir_mode=0o755)
     _finalize(store, journal)
     return Applied(digest=plan.digest, changed=touched, kept=sorted(kept), commit=sha, baseline=baseline)
@@ -322,9 +325,12 @@ def _finalize(store: Store, journal: dict) -> None:
     if store.next_baseline_path.exists():
         read_snapshot(store.next_baseline_path)  # refuse to install a damaged one
         fs.move_file(store.next_baseline_path, store.baseline_path)
-    for rel, text in sorted(journal["state"].items()):
-        fs.atomic_write_bytes(store.root.joinpath(*rel.split("/")), text.encode("utf-8"), mode=0o644,
-                              dir_mode=0o755)
+    for rel, doc in sorted(journal["state"].items()):
+        if "commit" in doc and doc["commit"] is None:
+            doc = {**doc, "commit": journal.get("commit")}
+            if doc["commit"] is None:
+                del doc["commit"]
+        fs.atomic_write_json(store.root.joinpath(*rel.split("/")), doc, mode=0o644, dir_mode=0o755)
     _crash_point("managed-finalized")
     _clear_transaction(store)
 
@@ -374,6 +380,8 @@ def recover(store: Store) -> Recovery | None:
         and git.work_tree(store.root) is not None
         and git.head_has_trailer(store.root, journal["commitTrailer"], journal["planDigest"]))
     if committed:
+        if journal["phase"] != "committed":   # killed between the commit and the journal update
+            journal["commit"] = git.head(store.root)
         _finalize(store, journal)
         outcome = "finalized"
     else:
