@@ -217,6 +217,11 @@ def init(path: os.PathLike | str = ".", *, template: str = "blank", label: str |
 _ALICE_GITIGNORE = b"""# Written by OpenAlice: lock and temp files beside state files are never content.
 .*.lock
 .tmp-*
+# Machine-local harness bookkeeping (versions, baselines, the CLI shims).
+/alice-harness-version.json
+/alice-harness-upgrade/
+/template-upgrade/
+/bin/
 """
 
 
