@@ -12,7 +12,8 @@ def register(sub, common) -> None:
                  help="check the set-up; exit 0 when all is well, 3 when something needs attention",
                  description="Reports one line per finding: homes and their permissions, registered "
                              "workspaces and their settings, which agent CLIs are on PATH (and their "
-                             "versions), credentials (names only), adapter health and installed timers. "
+                             "versions), credentials (names only), adapter health, installed timers, and "
+                             "each workspace's harness files (stale, drifted, shims, config). "
                              "It changes nothing.",
                  examples="  alice doctor\n  alice doctor --json")
     p.add_argument("--timeout", type=float, default=5.0,
@@ -25,7 +26,7 @@ _MARKS = {"ok": "ok", "info": "--", "attention": "!!"}
 def cmd_doctor(args: argparse.Namespace, ctx: Context) -> int:
     from openalice import doctor
 
-    report = doctor.run_checks(version_timeout=args.timeout)
+    report = doctor.run_checks(version_timeout=args.timeout, now=ctx.now())
 
     def human(d: dict) -> str:
         lines = [f"[{_MARKS[f['status']]}] {f['check']}: {f['message']}" for f in d["findings"]]

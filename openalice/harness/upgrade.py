@@ -367,7 +367,8 @@ def _make_preview(ws, root: Path, scope: Scope, bundle, now: datetime, source: s
         plan, doc, subject, from_v, to_v = _template_plan(ws, root, bundle, tstate, store.baseline(), now, source)
         from_rev = to_rev = None
         state_path = state.TEMPLATE_STATE_FILE
-        up_to_date = tstate is not None and tstate["appliedVersion"] == to_v and tstate["bundle"] == bundle.source
+        # The same guidance from another bundle directory is still current.
+        up_to_date = tstate is not None and tstate["appliedVersion"] == to_v
     else:
         store = harness_store(root)
         if scope.kind == "bundle":
