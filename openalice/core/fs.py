@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import errno
 import json
+from glob import escape as glob_escape
 import os
 import tempfile
 import time
@@ -292,16 +293,20 @@ def locked_update_json(path: os.PathLike | str, update: Callable[[Any], Any], *,
 
 
 def sweep_temp_files(directory: os.PathLike | str, *, older_than: float = 3600.0,
-                     now: float | None = None, recursive: bool = False) -> list[Path]:
+                     now: float | None = None, recursive: bool = False,
+                     target: str | None = None) -> list[Path]:
     """Remove ``.tmp-*`` files left by writers that died mid-write.
 
     Only files older than ``older_than`` seconds go, so a write in flight (which
-    lasts milliseconds) is never disturbed.
+    lasts milliseconds) is never disturbed.  ``target`` limits the sweep to the
+    temp files of that one file name (a caller that holds the file's lock may
+    pass ``older_than=0``).
     """
     root = Path(directory)
     current = time.time() if now is None else now
     removed: list[Path] = []
-    pattern = f"**/{TEMP_PREFIX}*" if recursive else f"{TEMP_PREFIX}*"
+    name = f"{TEMP_PREFIX}{glob_escape(target)}.*" if target is not None else f"{TEMP_PREFIX}*"
+    pattern = f"**/{name}" if recursive else name
     try:
         candidates = list(root.glob(pattern))
     except OSError:

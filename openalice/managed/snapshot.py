@@ -245,7 +245,10 @@ def read_snapshot(path: os.PathLike | str, *, missing: object = None) -> dict[st
     out: dict[str, Entry] = {}
     for rel, item in doc["files"].items():
         field = f"files/{rel}"
-        check_path(rel, field=field, file=path)
+        try:
+            check_path(rel)
+        except (InvalidInput, PathEscape) as exc:   # a bad path in a file is a malformed file
+            raise InvalidInput(exc.message, file=path, field=field, code="malformed_snapshot") from None
         out[rel] = _entry_from_json(item, path, field)
     return out
 

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from openalice.core import clock, fs, git
-from openalice.core.errors import Conflict, InvalidInput
+from openalice.core.errors import AliceError, Conflict, InvalidInput
 
 from .plan import Item, Plan
 from .snapshot import Entry, check_path, file_entry, inspect, read_snapshot, within, write_snapshot
@@ -140,15 +140,21 @@ def _check_journal(data: object, path: Path) -> dict:
             raise bad("must be a non-empty string", key)
     if not isinstance(data["meta"], dict):
         raise bad("must be an object", "meta")
+    def managed_path(rel: object, field: str) -> None:
+        try:
+            check_path(rel.rstrip("/") if isinstance(rel, str) else rel)
+        except AliceError as exc:   # a bad path in the journal is a malformed journal
+            raise bad(exc.message, field) from None
+
     for key in ("touchedPaths", "pruneWithin"):
         if not isinstance(data[key], list):
             raise bad("must be a list", key)
         for n, rel in enumerate(data[key]):
-            check_path(str(rel).rstrip("/") if isinstance(rel, str) else rel, field=f"{key}/{n}", file=path)
+            managed_path(rel, f"{key}/{n}")
     if not isinstance(data["state"], dict) or not all(isinstance(v, dict) for v in data["state"].values()):
         raise bad("must map paths to JSON objects", "state")
     for rel in data["state"]:
-        check_path(rel, field=f"state/{rel}", file=path)
+        managed_path(rel, f"state/{rel}")
     for key in ("commitTrailer", "commit"):
         if data.get(key) is not None and not isinstance(data[key], str):
             raise bad("must be a string or null", key)
@@ -297,6 +303,14 @@ def apply_plan(plan: Plan, store: Store, *, keep: Sequence[str] = (), use: Seque
     return Applied(digest=plan.digest, changed=touched, kept=sorted(kept), commit=sha, baseline=baseline)
 
 
+def _sweep_temps(root: Path, rels: Iterable[str]) -> None:
+    """Temp files of an atomic write the crash cut short (we hold the lease)."""
+    for rel in rels:
+        target = root.joinpath(*rel.split("/"))
+        if target.parent.is_dir() and not target.parent.is_symlink():
+            fs.sweep_temp_files(target.parent, older_than=0, target=target.name)
+
+
 def _put(root: Path, rel: str, entry: Entry, prune: Sequence[str]) -> None:
     target = root.joinpath(*rel.split("/"))
     if entry.kind == "file":
@@ -322,6 +336,7 @@ def _prune(root: Path, rel: str, prune: Sequence[str]) -> None:
 
 
 def _finalize(store: Store, journal: dict) -> None:
+    _sweep_temps(store.root, journal["state"])
     if store.next_baseline_path.exists():
         read_snapshot(store.next_baseline_path)  # refuse to install a damaged one
         fs.move_file(store.next_baseline_path, store.baseline_path)
@@ -351,6 +366,7 @@ def _roll_back(store: Store, journal: dict) -> None:
         raise InvalidInput("the transaction's before snapshot is missing; cannot roll back",
                            file=store.before_path, code="malformed_journal")
     prune = journal["pruneWithin"]
+    _sweep_temps(store.root, journal["touchedPaths"])
     for rel in journal["touchedPaths"]:
         entry = before.get(rel)
         if entry is None:
@@ -382,6 +398,7 @@ def recover(store: Store) -> Recovery | None:
     if committed:
         if journal["phase"] != "committed":   # killed between the commit and the journal update
             journal["commit"] = git.head(store.root)
+        _sweep_temps(store.root, journal["touchedPaths"])
         _finalize(store, journal)
         outcome = "finalized"
     else:
