@@ -299,9 +299,9 @@ def _skill_plan(ws, root: Path, bundle, cfg, version: dict, baseline, scope: Sco
         if action == "restore":
             force.extend(files)
         elif action == "install":
-            # Installing over a copy that is gone puts it back.
+            # Installing over a copy that is gone puts it back (in both places).
             force.extend(p for p in files if managed.inspect(root, p).kind == "missing"
-                         and managed.inspect(root, SKILL_MIRROR + p[len(SKILL_PRIMARY):]).kind == "missing")
+                         or managed.inspect(root, SKILL_MIRROR + p[len(SKILL_PRIMARY):]).kind == "missing")
     identity = {"workspaceId": ws.id, "owner": OWNERS["harness"], "scope": "skill", "skill": name,
                 "action": action, "bundle": bundle.source, "toRevision": skill.revision if skill else None,
                 "config": _fingerprint(root / configs.CONFIG_FILE)}

@@ -203,7 +203,7 @@ def resolve(plan: Plan, *, keep: Sequence[str] = (), use: Sequence[str] = (),
                                field=item.path)
     left = [i.path for i in plan.conflicts if i.path not in chosen]
     if left and unresolved != "skip":
-        raise InvalidInput(f"{len(left)} conflict{'s' if len(left) != 1 else ''} need a resolution: "
+        raise InvalidInput(f"{len(left)} conflict{'s need' if len(left) != 1 else ' needs'} a resolution: "
                            f"{', '.join(left)}", code="unresolved_conflict",
                            details={"unresolved": left,
                                     "hint": "add --keep-workspace PATH or --use-template PATH for each"})
