@@ -61,9 +61,24 @@ def run(root: os.PathLike | str, *args: str, check: bool = True, input: bytes | 
     return proc
 
 
+def _has_git_marker(root: os.PathLike | str) -> bool:
+    """A ``.git`` entry in ``root`` or an ancestor (or ``GIT_DIR`` set): only
+    then is it worth starting git to ask."""
+    if os.environ.get("GIT_DIR") or os.environ.get("GIT_WORK_TREE"):
+        return True
+    current = os.path.abspath(root)
+    while True:
+        if os.path.lexists(os.path.join(current, ".git")):
+            return True
+        parent = os.path.dirname(current)
+        if parent == current:
+            return False
+        current = parent
+
+
 def work_tree(root: os.PathLike | str) -> Path | None:
     """The top of the git work tree containing ``root``, or None."""
-    if not os.path.isdir(root):
+    if not os.path.isdir(root) or not _has_git_marker(root):
         return None
     proc = run(root, "rev-parse", "--show-toplevel", check=False)
     if proc.returncode != 0:

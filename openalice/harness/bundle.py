@@ -121,10 +121,13 @@ def _tree(directory: Path) -> dict[str, bytes]:
     """Every regular file under ``directory`` (relative paths); symlinks and
     special files are refused, so a bundle never smuggles a link into a workspace."""
     out: dict[str, bytes] = {}
-    for current, dirs, files in os.walk(directory, followlinks=False):
+    top = os.fspath(directory)
+    for current, dirs, files in os.walk(top, followlinks=False):
         dirs.sort()
+        prefix = os.path.relpath(current, top).replace(os.sep, "/")
+        prefix = "" if prefix == "." else prefix + "/"
         for name in sorted(dirs + files):
-            full = Path(current) / name
+            full = os.path.join(current, name)
             st = os.lstat(full)
             if stat.S_ISLNK(st.st_mode):
                 raise _bad("symlinks are not allowed in a bundle", full)
@@ -134,7 +137,7 @@ def _tree(directory: Path) -> dict[str, bytes]:
                 raise _bad("not a regular file", full)
             if name.startswith(fs.TEMP_PREFIX) or (name.startswith(".") and name.endswith(".lock")):
                 continue
-            rel = full.relative_to(directory).as_posix()
+            rel = prefix + name
             check_path(rel, file=full)
             if st.st_size > MAX_FILE_BYTES:
                 raise _bad(f"file larger than {MAX_FILE_BYTES} bytes", full)

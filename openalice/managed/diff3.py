@@ -373,29 +373,19 @@ def _slide(keys: list[int], mine: bytearray, other: bytearray) -> None:
     merging groups it runs into, then back up to end where a change group
     of the other side ends, if it passed one."""
     n = len(keys)
-    n_other = len(other) - 2
     # Groups are [start, end) in line numbers; flags of line k live at k + 1.
+    # The other side does not change here: its groups are walked through the
+    # list of its unchanged lines (group u ends at unchanged[u]).
+    unchanged = [j for j in range(len(other) - 2) if not other[j + 1]]
+    unchanged.append(len(other) - 2)
+    u = 0
+
+    def other_group() -> tuple[int, int]:
+        return (unchanged[u - 1] + 1 if u else 0), unchanged[u]
+
     start = end = 0
     while mine[end + 1]:
         end += 1
-    ostart = oend = 0
-    while other[oend + 1]:
-        oend += 1
-
-    def other_next():
-        nonlocal ostart, oend
-        ostart = oend + 1
-        oend = ostart
-        while other[oend + 1]:
-            oend += 1
-
-    def other_previous():
-        nonlocal ostart, oend
-        oend = ostart - 1
-        ostart = oend
-        while other[ostart]:
-            ostart -= 1
-
     while True:
         if end != start:
             while True:
@@ -408,8 +398,9 @@ def _slide(keys: list[int], mine: bytearray, other: bytearray) -> None:
                     mine[end + 1] = 0
                     while mine[start]:
                         start -= 1
-                    other_previous()
+                    u -= 1
                 earliest_end = end
+                ostart, oend = other_group()
                 if oend > ostart:
                     matching_end = end
                 while end < n and keys[start] == keys[end]:
@@ -419,12 +410,14 @@ def _slide(keys: list[int], mine: bytearray, other: bytearray) -> None:
                     end += 1
                     while mine[end + 1]:
                         end += 1
-                    other_next()
+                    u += 1
+                    ostart, oend = other_group()
                     if oend > ostart:
                         matching_end = end
                 if size == end - start:
                     break
             if end != earliest_end and matching_end != -1:
+                ostart, oend = other_group()
                 while oend == ostart:
                     start -= 1
                     mine[start + 1] = 1
@@ -432,16 +425,19 @@ def _slide(keys: list[int], mine: bytearray, other: bytearray) -> None:
                     mine[end + 1] = 0
                     while mine[start]:
                         start -= 1
-                    other_previous()
+                    u -= 1
+                    ostart, oend = other_group()
         if end == n:
             break
-        start = end + 1
-        end = start
+        # Skip the empty groups (one per unchanged line) up to the next change.
+        flag = mine.find(1, end + 2, n + 1)
+        if flag < 0:
+            break
+        nxt = flag - 1
+        u += nxt - end
+        start = end = nxt
         while mine[end + 1]:
             end += 1
-        if oend == n_other:
-            break
-        other_next()
 
 
 def diff_lines(a: list[str], b: list[str]) -> list[tuple[int, int, int, int]]:

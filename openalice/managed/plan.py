@@ -48,7 +48,7 @@ from typing import Iterable, Mapping, Sequence
 from openalice.core.errors import InvalidInput
 
 from . import diff3
-from .snapshot import MISSING, Entry, check_path, file_entry, inspect, walk, within
+from .snapshot import MISSING, Entry, Roots, check_path, file_entry, inspect, walk
 
 __all__ = ["Item", "Plan", "make_plan", "STATUSES"]
 
@@ -129,7 +129,11 @@ def _mirror_maps(mirrors: Sequence[tuple[str, str]]):
                 out.append(copy + path[len(primary):])
         return tuple(out)
 
+    copy_prefixes = tuple(copy for _, copy in mirrors)
+
     def primary_of(path: str) -> str:
+        if not path.startswith(copy_prefixes):
+            return path
         for primary, copy in mirrors:
             if path == copy:
                 return primary
@@ -155,22 +159,23 @@ def make_plan(root: os.PathLike | str, *, targets: Mapping[str, bytes], baseline
         check_path(rel.rstrip("/"), field="scope")
     copies_of, primary_of = _mirror_maps(mirrors)
     forced = set(force)
+    roots = Roots(scope)
     primaries: set[str] = set()
     for rel in targets:
         check_path(rel, field="targets")
-        if not within(rel, scope):
+        if not roots.contains(rel):
             raise InvalidInput(f"target {rel!r} is outside the plan's scope", field="targets",
                                code="bad_managed_path")
         primaries.add(rel)
-    primaries.update(primary_of(p) for p in baseline if within(p, scope))
-    found = [p for p in walk(root, walk_trees) if within(p, scope)]
-    primaries.update(primary_of(p) for p in found)
+    primaries.update(primary_of(p) for p in baseline if roots.contains(p))
+    primaries.update(primary_of(p) for p in walk(root, walk_trees) if roots.contains(p))
 
     items: list[Item] = []
+    safe_dirs: set = set()
     for primary in sorted(primaries):
         locations = (primary, *copies_of(primary))
         bases = tuple(baseline.get(loc, MISSING) for loc in locations)
-        locals_ = tuple(inspect(root, loc) for loc in locations)
+        locals_ = tuple(inspect(root, loc, safe_dirs=safe_dirs) for loc in locations)
         incoming = file_entry(targets.get(primary))
         unmanaged = incoming.kind == "missing" and all(b.kind == "missing" for b in bases)
         if unmanaged and len(locations) > 1:
@@ -227,6 +232,10 @@ def _op_for(local: Entry, incoming: Entry) -> str:
 
 def _decide(path: str, copies: tuple[str, ...], bases: tuple[Entry, ...], locals_: tuple[Entry, ...],
             incoming: Entry, forced: bool) -> Item:
+    if all(l.fingerprint == incoming.fingerprint for l in locals_):   # the common case, first
+        return Item(path=path, copies=copies, status="unchanged", operation="none", reason="up to date",
+                    can_use_template=True, base=bases, local=locals_, incoming=incoming, result=None,
+                    writes=(), forced=forced)
     locations = (path, *copies)
     base = bases[0]
     can_template = all(l.regular for l in locals_)

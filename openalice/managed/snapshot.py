@@ -24,6 +24,7 @@ content, so a damaged snapshot is refused rather than trusted.
 from __future__ import annotations
 
 import base64
+import errno
 import gzip
 import hashlib
 import json
@@ -38,7 +39,7 @@ from openalice.core import fs
 from openalice.core.errors import InvalidInput, OperationalError, PathEscape
 
 __all__ = [
-    "Entry", "MISSING", "SCHEMA_VERSION", "check_path", "within", "inspect", "file_entry",
+    "Entry", "MISSING", "SCHEMA_VERSION", "check_path", "within", "Roots", "inspect", "file_entry",
     "content_fingerprint", "walk", "read_snapshot", "write_snapshot", "encode_snapshot",
 ]
 
@@ -115,18 +116,37 @@ def check_path(rel: object, *, field: str | None = None, file: object = None) ->
 
 def within(rel: str, roots: Iterable[str]) -> bool:
     """True if ``rel`` is one of ``roots`` or inside one ending in ``/``."""
-    for root in roots:
-        if rel == root or (root.endswith("/") and rel.startswith(root)):
-            return True
-    return False
+    return Roots(roots).contains(rel)
 
 
-def inspect(root: os.PathLike | str, rel: str) -> Entry:
-    """What ``rel`` holds under ``root`` now, never following a symlink."""
+class Roots:
+    """A set of managed roots (exact paths, and trees ending in ``/``) to test many paths against."""
+
+    __slots__ = ("exact", "trees")
+
+    def __init__(self, roots: Iterable[str]) -> None:
+        roots = list(roots)
+        self.exact = frozenset(roots)
+        self.trees = tuple(r for r in roots if r.endswith("/"))
+
+    def contains(self, rel: str) -> bool:
+        return rel in self.exact or rel.startswith(self.trees)
+
+
+def inspect(root: os.PathLike | str, rel: str, *, safe_dirs: set | None = None) -> Entry:
+    """What ``rel`` holds under ``root`` now, never following a symlink.
+
+    ``safe_dirs`` (a set the caller keeps for one pass over many paths)
+    remembers parent directories already proven real, so each is checked once.
+    """
     parts = rel.split("/")
-    current = os.fspath(root)
+    base = os.fspath(root)
+    parent = rel.rpartition("/")[0]
+    if safe_dirs is not None and parent in safe_dirs:
+        return _read_leaf(base + os.sep + rel, parts)
+    current = base
     for depth, part in enumerate(parts[:-1]):
-        current = os.path.join(current, part)
+        current = current + os.sep + part
         try:
             st = os.lstat(current)
         except FileNotFoundError:
@@ -139,34 +159,51 @@ def inspect(root: os.PathLike | str, rel: str) -> Entry:
             return _other(f"unsafe parent: {'/'.join(parts[:depth + 1])} is a symlink")
         if not stat.S_ISDIR(st.st_mode):
             return _other(f"unsafe parent: {'/'.join(parts[:depth + 1])} is not a directory")
-    leaf = os.path.join(current, parts[-1])
+    if safe_dirs is not None:
+        safe_dirs.add(parent)
+    return _read_leaf(current + os.sep + parts[-1], parts)
+
+
+def _read_leaf(leaf: str, parts: list[str]) -> Entry:
     try:
-        st = os.lstat(leaf)
+        # O_NOFOLLOW: a symlink leaf fails with ELOOP; O_NONBLOCK: a FIFO does not block the open.
+        fd = os.open(leaf, _OPEN_FLAGS)
     except FileNotFoundError:
         return MISSING
     except OSError as exc:
-        raise OperationalError(f"cannot inspect: {exc.strerror}", file=leaf) from exc
-    if stat.S_ISLNK(st.st_mode):
-        try:
-            target = os.readlink(leaf)
-        except OSError:
-            target = "?"
-        return _other(f"symlink -> {target}")
-    if stat.S_ISDIR(st.st_mode):
-        return _other("directory")
-    if not stat.S_ISREG(st.st_mode):
-        return _other("special file")
-    if st.st_size > MAX_FILE_BYTES:
-        return _other(f"file larger than {MAX_FILE_BYTES} bytes")
-    try:
-        fd = os.open(leaf, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
-    except OSError as exc:
-        if exc.errno in (40, 62):  # ELOOP: replaced by a symlink meanwhile
-            return _other("symlink")
+        if exc.errno == errno.ELOOP or os.path.islink(leaf):
+            try:
+                target = os.readlink(leaf)
+            except OSError:
+                target = "?"
+            return _other(f"symlink -> {target}")
+        if exc.errno == errno.ENOTDIR:
+            return _other(f"unsafe parent: {'/'.join(parts[:-1])} is not a directory")
         raise OperationalError(f"cannot read: {exc.strerror}", file=leaf) from exc
-    with os.fdopen(fd, "rb") as fh:
-        data = fh.read(MAX_FILE_BYTES + 1)
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            return _other("directory")
+        if not stat.S_ISREG(st.st_mode):
+            return _other("special file")
+        if st.st_size > MAX_FILE_BYTES:
+            return _other(f"file larger than {MAX_FILE_BYTES} bytes")
+        # One byte more than its size: a regular file reads whole until EOF,
+        # so a short read means done and a full one that it grew meanwhile.
+        data = os.read(fd, st.st_size + 1)
+        if len(data) > st.st_size:
+            chunks = [data]
+            while len(data) <= MAX_FILE_BYTES and (chunk := os.read(fd, 1 << 20)):
+                chunks.append(chunk)
+                data = b"".join(chunks)
+            if len(data) > MAX_FILE_BYTES:
+                return _other(f"file larger than {MAX_FILE_BYTES} bytes")
+    finally:
+        os.close(fd)
     return Entry("file", content_fingerprint(data), data)
+
+
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 def walk(root: os.PathLike | str, trees: Iterable[str]) -> list[str]:

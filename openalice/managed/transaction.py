@@ -328,7 +328,7 @@ def _prune(root: Path, rel: str, prune: Sequence[str]) -> None:
     parts = rel.split("/")[:-1]
     while parts:
         directory = "/".join(parts)
-        if not within(directory + "/", [p for p in prune if p.endswith("/")]):
+        if not within(directory + "/", [p for p in prune if p.endswith("/")]):  # trees only
             return
         if not fs.remove_empty_dir(root.joinpath(*parts)):
             return
