@@ -161,13 +161,22 @@ def health(ws, *, now: datetime) -> list[tuple[str, str]]:
     if applied.get("version") == state.UNVERSIONED and not doc.get("drift"):
         out.append(("attention", "harness files were never applied here (run 'alice-harness upgrade "
                                  f"--workspace {ws.id}')"))
+    available = doc.get("bundle") or {}
     for key, label in (("bundle", "skills"), ("guidance", "guidance")):
         pending = doc.get("pending", {}).get(key)
         if pending and pending["status"] != "current":
-            what = (f"{pending['changes']} file{'s' if pending['changes'] != 1 else ''} to update"
-                    + (f", {pending['conflicts']} conflict{'s' if pending['conflicts'] != 1 else ''}"
-                       if pending["conflicts"] else ""))
+            if pending["changes"] or pending["conflicts"]:
+                what = (f"{pending['changes']} file{'s' if pending['changes'] != 1 else ''} to update"
+                        + (f", {pending['conflicts']} conflict{'s' if pending['conflicts'] != 1 else ''}"
+                           if pending["conflicts"] else ""))
+            else:
+                what = "a new version to record (no file changes)"
             flag = " --template" if key == "guidance" else ""
+            if key == "bundle" and applied.get("bundle") not in (None, available.get("source")):
+                # Another bundle was applied last: differing from this one is not staleness.
+                out.append(("info", f"skills come from bundle {applied['bundle']} ({applied['version']}); "
+                                    f"{available.get('source')} ({available.get('version')}) differs: {what}"))
+                continue
             out.append(("attention", f"{label} are stale: {what} (alice-harness upgrade --workspace {ws.id}"
                                      f"{flag})"))
     for problem in doc.get("shims", {}).get("problems", []):

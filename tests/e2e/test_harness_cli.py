@@ -398,13 +398,23 @@ def test_doctor_reports_stale_and_drifted_harness_files(cli, tmp_path):
     [ok] = harness_findings()
     assert ok["status"] == "ok" and ok["subject"] == ws["id"]
     bundle = new_bundle(tmp_path)
+    # Another bundle that differs is worth knowing, not staleness.
+    other = harness_findings(ALICE_HARNESS_BUNDLE=str(bundle))
+    assert [f["status"] for f in other] == ["info"], other
+    assert "skills come from bundle default (1.0.0)" in other[0]["message"]
+    assert "a new version to record (no file changes)" in other[0]["message"]
+    # The bundle the workspace follows moved on: stale.
+    assert cli("alice-harness", "upgrade", "--bundle", str(bundle), "--apply", cwd=root).returncode == 0
+    path = bundle / "skills/alice/SKILL.md"
+    path.write_text(path.read_text() + "\nNew.\n")
     stale = harness_findings(ALICE_HARNESS_BUNDLE=str(bundle))
-    assert any(f["status"] == "attention" and "skills are stale" in f["message"] for f in stale), stale
+    assert any(f["status"] == "attention" and "skills are stale: 1 file to update" in f["message"]
+               for f in stale), stale
     (root / ".agents/skills/alice/SKILL.md").write_text("edited\n")
-    drift = harness_findings()
+    drift = harness_findings(ALICE_HARNESS_BUNDLE=str(bundle))
     assert any(f["status"] == "info" and ".agents/skills/alice/SKILL.md (modified)" in f["message"]
                for f in drift), drift
     (root / ".alice/bin/alice-inbox").unlink()
-    broken = harness_findings()
+    broken = harness_findings(ALICE_HARNESS_BUNDLE=str(bundle))
     assert any(f["status"] == "attention" and "alice-inbox is missing" in f["message"] for f in broken)
     assert not (root / ".alice/bin/alice-inbox").exists()              # doctor changes nothing
