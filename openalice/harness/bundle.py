@@ -74,20 +74,17 @@ class Bundle:
     templates: Mapping[str, Template]
 
     def skill(self, name: str) -> Skill:
-        try:
-            return self.skills[name]
-        except KeyError:
-            raise InvalidInput(f"no skill {name!r} in the bundle ({self.source}); it has: "
-                               f"{', '.join(sorted(self.skills)) or 'none'}", field="--skill",
-                               code="unknown_skill") from None
+        return self._named(self.skills, "skill", name, "--skill")
 
     def template(self, name: str) -> Template:
-        try:
-            return self.templates[name]
-        except KeyError:
-            raise InvalidInput(f"no template {name!r} in the bundle ({self.source}); it has: "
-                               f"{', '.join(sorted(self.templates)) or 'none'}", field="template",
-                               code="unknown_template") from None
+        return self._named(self.templates, "template", name, "template")
+
+    def _named(self, table: Mapping, kind: str, name: str, field: str):
+        if name not in table:
+            raise InvalidInput(f"no {kind} {name!r} in the bundle ({self.source}); it has: "
+                               f"{', '.join(sorted(table)) or 'none'}", field=field,
+                               code=f"unknown_{kind}")
+        return table[name]
 
 
 def _bad(reason: str, path, field: str | None = None) -> InvalidInput:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -21,11 +20,8 @@ import pytest
 
 from openalice.core import resources
 from openalice.core.schema import Validator
+from tests.harness.helpers import GIT_ENV, git, needs_git, new_bundle
 
-DEFAULT = resources.data_root("default")
-GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@x", "GIT_CONFIG_NOSYSTEM": "1"}
-needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="needs git (.ci/run installs it)")
 T0 = "2026-11-30T09:00:00Z"
 
 
@@ -35,26 +31,17 @@ def check(name, doc):
     return doc
 
 
-def git(root, *args):
-    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True,
-                          env={**os.environ, **GIT_ENV}, check=True).stdout
-
-
 def init(cli, path, template="chat", git_repo=False) -> dict:
+    """A new workspace; in a git repository (everything committed) with ``git_repo``."""
     if git_repo:
         path.mkdir()
         git(path, "init", "-q")
     r = cli("alice", "workspace", "init", str(path), "--template", template, "--json")
     assert r.returncode == 0, r
+    if git_repo:
+        git(path, "add", "-A")
+        git(path, "commit", "-q", "-m", "new workspace")
     return check("workspace", r.json())["workspace"]
-
-
-def new_bundle(tmp_path, version="1.1.0") -> Path:
-    root = tmp_path / f"bundle-{version}"
-    shutil.copytree(DEFAULT, root)
-    manifest = json.loads((root / "alice-harness.json").read_text())
-    (root / "alice-harness.json").write_text(json.dumps({**manifest, "version": version}))
-    return root
 
 
 def test_help_lists_the_verbs_with_examples(cli):
@@ -72,8 +59,6 @@ def test_help_lists_the_verbs_with_examples(cli):
 def test_the_by_hand_run_edit_merge_apply_commit(cli, tmp_path):
     ws = init(cli, tmp_path / "desk", git_repo=True)
     root = Path(ws["path"])
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "new workspace")
     status = cli("alice-harness", "status", "--json", cwd=root)
     doc = check("harness-status", status.json())["workspaces"][0]
     assert status.returncode == 0 and doc["upToDate"] is True and doc["drift"] == []
@@ -334,8 +319,6 @@ def test_a_killed_apply_is_recovered_by_the_next_harness_command(cli, tmp_path):
 def test_a_crash_after_the_commit_finalizes_only_the_scoped_skill(cli, tmp_path):
     ws = init(cli, tmp_path / "ws", git_repo=True)
     root = Path(ws["path"])
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "ws")
     bundle = new_bundle(tmp_path)
     for name in ("alice", "file-delivery"):
         path = bundle / "skills" / name / "SKILL.md"
@@ -358,8 +341,6 @@ def test_a_crash_after_the_commit_finalizes_only_the_scoped_skill(cli, tmp_path)
 def test_two_concurrent_applies_one_succeeds_the_other_is_busy(cli, tmp_path):
     ws = init(cli, tmp_path / "ws", git_repo=True)
     root = Path(ws["path"])
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "ws")
     gate = tmp_path / "hook-started"
     hook = root / ".git/hooks/pre-commit"
     # The first apply holds the lease while its commit hook waits for the second one to be refused.

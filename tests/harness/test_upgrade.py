@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import subprocess
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -18,16 +16,9 @@ from openalice.core.errors import Busy, Conflict, Forbidden, InvalidInput
 from openalice.core.schema import Validator
 from openalice.workspaces.checkout import checkout
 
+from .helpers import DEFAULT, git, needs_git, new_bundle
+
 NOW = datetime(2026, 11, 30, 9, 0, tzinfo=timezone.utc)
-DEFAULT = resources.data_root("default")
-GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@x", "GIT_CONFIG_NOSYSTEM": "1"}
-needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="needs git (.ci/run installs it)")
-
-
-def git(root, *args):
-    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True,
-                          env={**os.environ, **GIT_ENV}, check=True).stdout
 
 
 def new_ws(tmp_path, name="ws", template="chat", git_repo=False, notes=None):
@@ -91,14 +82,6 @@ def test_init_never_overwrites_a_file_that_is_already_there(tmp_path):
     p = harness.preview(ws, scope=harness.scope_for(template=True), now=NOW)
     assert p.status == "needs_resolution" and [i.path for i in p.plan.conflicts] == ["AGENTS.md"]
     assert (root / ".agents/skills/alice/SKILL.md").exists()     # the skills went in all the same
-
-
-def new_bundle(tmp_path, version="1.1.0") -> Path:
-    root = tmp_path / f"bundle-{version}"
-    shutil.copytree(DEFAULT, root)
-    manifest = json.loads((root / "alice-harness.json").read_text())
-    (root / "alice-harness.json").write_text(json.dumps({**manifest, "version": version}))
-    return root
 
 
 @needs_git

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import shutil
 import signal
 import subprocess
 import sys
@@ -20,19 +19,13 @@ from openalice import managed
 from openalice.core import git, resources
 from openalice.core.errors import Conflict, InvalidInput
 from openalice.core.schema import Validator
+from tests.harness.helpers import GIT_ENV, needs_git
+from tests.harness.helpers import git as sh   # git in a test repository
 
 REPO = Path(__file__).resolve().parents[2]
 HELPER = REPO / "tests" / "helpers" / "managed_apply.py"
 NOW = datetime(2026, 11, 30, 9, 0, tzinfo=timezone.utc)
 SCOPE = ["a.md", "tree/"]
-GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@x", "GIT_CONFIG_NOSYSTEM": "1"}
-needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="needs git (.ci/run installs it)")
-
-
-def sh(root, *args):
-    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True,
-                          env={**os.environ, **GIT_ENV}, check=True).stdout
 
 
 def make_repo(root: Path) -> None:
