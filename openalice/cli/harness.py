@@ -18,10 +18,13 @@ commands:
             --keep-workspace PATH / --use-template PATH
   config    show, or set KEY=VALUE: skills.<s>, cli.<tool>.enabled,
             cli.<tool>.groups.<group>
+  studio    start, stop, restart, status, logs of the workspace's Studio web surface
+  proxy     serve ready Studio surfaces on 127.0.0.1 by Host (oa-surface-<id>.localhost)
 
 options (every command):
   --json       print exactly one JSON document on stdout
-  --bundle DIR read skills and templates from DIR (also ALICE_HARNESS_BUNDLE)
+  --bundle DIR status, upgrade, config: read skills and templates from DIR
+               (also ALICE_HARNESS_BUNDLE)
   -h, --help   show help (also after a command: 'alice-harness upgrade --help')
   --version    print the version
 
@@ -32,6 +35,7 @@ examples:
   alice-harness upgrade --apply --digest 3f2a...
   alice-harness upgrade --bundle ~/bundles/alice-1.1 --apply
   alice-harness config set cli.alice-inbox.enabled=false
+  alice-harness studio start --workspace notes && alice-harness proxy --port 8780
 
 exit codes: 0 ok, 1 operational failure, 2 usage or invalid input (also a
             stale plan or an unresolved conflict), 3 unavailable or busy
@@ -40,7 +44,11 @@ environment: OPENALICE_HOME, ALICE_HARNESS_BUNDLE, ALICE_NOW, NO_COLOR
 """
 
 _VERBS = "openalice.cli.harness_verbs"
-TOOL = Tool(name="alice-harness", help=HELP, verbs={"status": _VERBS, "upgrade": _VERBS, "config": _VERBS})
+TOOL = Tool(name="alice-harness", help=HELP, verbs={
+    "status": _VERBS, "upgrade": _VERBS, "config": _VERBS,
+    "studio": "openalice.cli.harness_studio",
+    "proxy": "openalice.cli.harness_proxy",
+})
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -14,7 +14,6 @@ its pid no longer runs.
 
 from __future__ import annotations
 
-import time
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -36,22 +35,16 @@ def lease_path(ws) -> Path:
 def checkout(ws, owner: str, *, now: datetime, wait: float = 0.0) -> Iterator[leases.Lease]:
     """Hold the checkout lease of ``ws`` for the block.
 
-    ``wait`` > 0 retries a held lease for up to that many seconds before
-    giving up with :class:`Busy` (code ``workspace_busy``).
+    ``wait`` > 0 queues behind a holder for up to that many seconds
+    (:func:`openalice.core.leases.acquire_waiting`) before giving up with
+    :class:`Busy` (code ``workspace_busy``).
     """
     path = lease_path(ws)
-    deadline = time.monotonic() + wait
-    delay = 0.02
-    while True:
-        try:
-            lease = leases.acquire(path, owner, TTL_SECONDS, now=now)
-            break
-        except Busy as exc:
-            if time.monotonic() >= deadline:
-                raise Busy(f"workspace '{ws.id}' is busy: its checkout lease is {exc.message}",
-                           code="workspace_busy", file=path, details=exc.details) from None
-            time.sleep(delay)
-            delay = min(delay * 2, 0.25)
+    try:
+        lease = leases.acquire_waiting(path, owner, TTL_SECONDS, now=lambda: now, wait=wait)
+    except Busy as exc:
+        raise Busy(f"workspace '{ws.id}' is busy: its checkout lease is {exc.message}", code="workspace_busy",
+                   file=path, details=exc.details) from None
     try:
         yield lease
     finally:
