@@ -55,9 +55,10 @@ __all__ = ["Item", "Plan", "make_plan", "STATUSES"]
 STATUSES = ("unchanged", "ready", "merged", "preserved", "conflict")
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Item:
-    """One logical managed file and what applying the plan does to it."""
+    """One logical managed file and what applying the plan does to it (a
+    result record: treat as immutable)."""
 
     path: str
     copies: tuple[str, ...]

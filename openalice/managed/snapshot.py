@@ -48,9 +48,13 @@ MAX_FILE_BYTES = 16 * 1024 * 1024          # one managed file
 MAX_SNAPSHOT_BYTES = 512 * 1024 * 1024     # a snapshot, decompressed
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Entry:
-    """What one path holds: ``kind`` is ``file``, ``missing`` or ``other``."""
+    """What one path holds: ``kind`` is ``file``, ``missing`` or ``other``.
+
+    Treat as immutable (entries are shared between plans, snapshots and
+    items); not frozen only because a frozen dataclass costs four times as
+    much to create, and a plan creates one per location."""
 
     kind: str
     fingerprint: str
@@ -139,11 +143,11 @@ def inspect(root: os.PathLike | str, rel: str, *, safe_dirs: set | None = None) 
     ``safe_dirs`` (a set the caller keeps for one pass over many paths)
     remembers parent directories already proven real, so each is checked once.
     """
-    parts = rel.split("/")
     base = os.fspath(root)
     parent = rel.rpartition("/")[0]
     if safe_dirs is not None and parent in safe_dirs:
-        return _read_leaf(base + os.sep + rel, parts)
+        return _read_leaf(base + os.sep + rel, rel)
+    parts = rel.split("/")
     current = base
     for depth, part in enumerate(parts[:-1]):
         current = current + os.sep + part
@@ -161,10 +165,10 @@ def inspect(root: os.PathLike | str, rel: str, *, safe_dirs: set | None = None) 
             return _other(f"unsafe parent: {'/'.join(parts[:depth + 1])} is not a directory")
     if safe_dirs is not None:
         safe_dirs.add(parent)
-    return _read_leaf(current + os.sep + parts[-1], parts)
+    return _read_leaf(current + os.sep + parts[-1], rel)
 
 
-def _read_leaf(leaf: str, parts: list[str]) -> Entry:
+def _read_leaf(leaf: str, rel: str) -> Entry:
     try:
         # O_NOFOLLOW: a symlink leaf fails with ELOOP; O_NONBLOCK: a FIFO does not block the open.
         fd = os.open(leaf, _OPEN_FLAGS)
@@ -178,7 +182,7 @@ def _read_leaf(leaf: str, parts: list[str]) -> Entry:
                 target = "?"
             return _other(f"symlink -> {target}")
         if exc.errno == errno.ENOTDIR:
-            return _other(f"unsafe parent: {'/'.join(parts[:-1])} is not a directory")
+            return _other(f"unsafe parent: {rel.rpartition('/')[0]} is not a directory")
         raise OperationalError(f"cannot read: {exc.strerror}", file=leaf) from exc
     try:
         st = os.fstat(fd)

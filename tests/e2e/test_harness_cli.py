@@ -20,7 +20,8 @@ import pytest
 
 from openalice.core import resources
 from openalice.core.schema import Validator
-from tests.harness.helpers import GIT_ENV, git, needs_git, new_bundle
+from tests.harness.helpers import (GIT_ENV, LOCAL_EDIT, UPSTREAM_EDIT, edit_here_and_upstream, git, needs_git,
+                                   new_bundle)
 
 T0 = "2026-11-30T09:00:00Z"
 
@@ -64,13 +65,7 @@ def test_the_by_hand_run_edit_merge_apply_commit(cli, tmp_path):
     assert status.returncode == 0 and doc["upToDate"] is True and doc["drift"] == []
     assert [s["state"] for s in doc["skills"]] == ["current"] * 3
 
-    skill = root / ".agents/skills/alice/SKILL.md"
-    skill.write_text(skill.read_text().replace("# alice: the Inbox and issues of this workspace",
-                                               "# alice: the Inbox and issues (team rule: report by 9:00)"))
-    bundle = new_bundle(tmp_path)
-    shipped = bundle / "skills/alice/SKILL.md"
-    shipped.write_text(shipped.read_text().replace("Statuses: `backlog`", "Issue statuses: `backlog`"))
-
+    skill, bundle = edit_here_and_upstream(root, tmp_path)
     status = cli("alice-harness", "status", "--bundle", str(bundle), "--json", cwd=root)
     doc = check("harness-status", status.json())["workspaces"][0]
     assert status.returncode == 3 and doc["pending"]["bundle"]["status"] == "ready"
@@ -82,7 +77,7 @@ def test_the_by_hand_run_edit_merge_apply_commit(cli, tmp_path):
     assert p["summary"]["merged"] == 1 and p["conflicts"] == []
     assert p["changes"][0]["path"] == ".agents/skills/alice/SKILL.md" and p["changes"][0]["status"] == "merged"
     assert "merged" in cli("alice-harness", "upgrade", "--bundle", str(bundle), cwd=root).stdout
-    assert skill.read_text().count("Issue statuses") == 0          # a preview writes nothing
+    assert UPSTREAM_EDIT not in skill.read_text()                 # a preview writes nothing
 
     applied = cli("alice-harness", "upgrade", "--bundle", str(bundle), "--apply", "--digest", p["digest"], "--json",
                   cwd=root)
@@ -90,7 +85,7 @@ def test_the_by_hand_run_edit_merge_apply_commit(cli, tmp_path):
     assert applied.returncode == 0 and a["action"] == "applied"
     assert a["result"]["changedPaths"] == [".agents/skills/alice/SKILL.md", ".claude/skills/alice/SKILL.md"]
     text = skill.read_text()
-    assert "team rule: report by 9:00" in text and "Issue statuses" in text
+    assert LOCAL_EDIT in text and UPSTREAM_EDIT in text
     assert (root / ".claude/skills/alice/SKILL.md").read_text() == text
     assert git(root, "rev-parse", "HEAD").strip() == a["result"]["commit"]
     assert f"OpenAlice-Harness-Upgrade: {p['digest']}" in git(root, "log", "-1", "--format=%B")

@@ -33,3 +33,19 @@ def new_bundle(tmp_path: Path, version: str = "1.1.0") -> Path:
     manifest = json.loads((root / "alice-harness.json").read_text())
     (root / "alice-harness.json").write_text(json.dumps({**manifest, "version": version}))
     return root
+
+
+LOCAL_EDIT = "# alice: the Inbox and issues (team rule: report by 9:00)"
+UPSTREAM_EDIT = "Issue statuses: `backlog`"
+
+
+def edit_here_and_upstream(root: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """The issue's by-hand case: the workspace edits the alice skill's title line,
+    a new bundle version changes another part of the same file.  Returns
+    (the workspace's SKILL.md, the new bundle)."""
+    skill = root / ".agents/skills/alice/SKILL.md"
+    skill.write_text(skill.read_text().replace("# alice: the Inbox and issues of this workspace", LOCAL_EDIT))
+    bundle = new_bundle(tmp_path)
+    shipped = bundle / "skills/alice/SKILL.md"
+    shipped.write_text(shipped.read_text().replace("Statuses: `backlog`", UPSTREAM_EDIT))
+    return skill, bundle

@@ -16,7 +16,7 @@ from openalice.core.errors import Busy, Conflict, Forbidden, InvalidInput
 from openalice.core.schema import Validator
 from openalice.workspaces.checkout import checkout
 
-from .helpers import DEFAULT, git, needs_git, new_bundle
+from .helpers import DEFAULT, LOCAL_EDIT, UPSTREAM_EDIT, edit_here_and_upstream, git, needs_git, new_bundle
 
 NOW = datetime(2026, 11, 30, 9, 0, tzinfo=timezone.utc)
 
@@ -90,17 +90,12 @@ def test_a_local_edit_and_an_upstream_change_to_the_same_file_merge(tmp_path):
     root = Path(ws.path)
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "workspace")
-    skill = root / ".agents/skills/alice/SKILL.md"
-    skill.write_text(skill.read_text().replace("# alice: the Inbox and issues of this workspace",
-                                               "# alice: the Inbox and issues (team rule: report by 9:00)"))
-    bundle = new_bundle(tmp_path)
-    shipped = bundle / "skills/alice/SKILL.md"
-    shipped.write_text(shipped.read_text().replace("Statuses: `backlog`", "Issue statuses: `backlog`"))
+    skill, bundle = edit_here_and_upstream(root, tmp_path)
     p = harness.preview(ws, scope=harness.scope_for(), bundle_dir=bundle, now=NOW)
     assert p.status == "ready" and p.plan.summary()["merged"] == 1 and not p.plan.conflicts
     result, applied = harness.apply(ws, scope=harness.scope_for(), bundle_dir=bundle, digest=p.digest, now=NOW)
     text = skill.read_text()
-    assert "team rule: report by 9:00" in text and "Issue statuses:" in text
+    assert LOCAL_EDIT in text and UPSTREAM_EDIT in text
     assert (root / ".claude/skills/alice/SKILL.md").read_text() == text
     assert git(root, "log", "-1", "--format=%s").strip() == f"harness: upgrade {p.from_version} -> 1.1.0"
     assert f"OpenAlice-Harness-Upgrade: {p.digest}" in git(root, "log", "-1", "--format=%B")
