@@ -394,3 +394,35 @@ def test_doctor_reports_stale_and_drifted_harness_files(cli, tmp_path):
     broken = harness_findings(ALICE_HARNESS_BUNDLE=str(bundle))
     assert any(f["status"] == "attention" and "alice-inbox is missing" in f["message"] for f in broken)
     assert not (root / ".alice/bin/alice-inbox").exists()              # doctor changes nothing
+
+
+def test_damaged_state_files_are_refused_naming_the_file(cli, tmp_path):
+    ws = init(cli, tmp_path / "ws")
+    root = Path(ws["path"])
+    skill = root / ".agents/skills/alice/SKILL.md"
+    before = skill.read_bytes()
+    bundle = new_bundle(tmp_path)                       # an upgrade that would rewrite the skill
+    (bundle / "skills/alice/SKILL.md").write_bytes(before + b"\nNew.\n")
+
+    def refused(path: Path, content: bytes, code: str, bundle_dir: Path = bundle):
+        original = path.read_bytes() if path.exists() else None
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content)
+        r = cli("alice-harness", "upgrade", "--bundle", str(bundle_dir), "--apply", "--json", cwd=root)
+        err = check("error", r.json())["error"]
+        assert r.returncode == 2 and err["code"] == code and err["file"] == str(path), r
+        assert skill.read_bytes() == before                # nothing written
+        if original is None:
+            path.unlink()
+        else:
+            path.write_bytes(original)
+
+    refused(root / ".alice/alice-harness-version.json", b'{"schemaVersion": 1}', "malformed_harness_state")
+    refused(root / ".alice/alice-harness-upgrade/baseline.json.gz", b"not gzip", "malformed_snapshot")
+    refused(root / ".alice/alice-harness-upgrade/transaction/journal.json", b'{"schemaVersion": 9}',
+            "malformed_journal")
+    refused(bundle / "templates/chat/template.json", b'{"schemaVersion": 1}', "malformed_bundle")
+    refused(bundle / "alice-harness.json", b'{"schemaVersion": 1, "version": "1.1.0", "extra": 1}',
+            "malformed_bundle")
+    assert cli("alice-harness", "upgrade", "--bundle", str(bundle), "--apply", cwd=root).returncode == 0
+    assert skill.read_bytes() == before + b"\nNew.\n"

@@ -260,3 +260,23 @@ def test_a_malformed_config_or_version_file_refuses_every_write(tmp_path):
     assert info.value.field == "skillVersions.alice" and info.value.file == str(version)
     status = harness.status(ws, now=NOW)
     assert any("skillVersions.alice" in p for p in status["problems"]) and status["upToDate"] is False
+
+
+def test_a_third_party_bundle_is_opt_in_and_left_alone_by_the_default(tmp_path):
+    ws = new_ws(tmp_path)
+    root = Path(ws.path)
+    extra = new_bundle(tmp_path, "2.0.0")
+    (extra / "skills/trading").mkdir()
+    (extra / "skills/trading/SKILL.md").write_text("---\nname: trading\ndescription: market data\n---\n# trading\n")
+    # An unscoped upgrade from it does not pull the new skill in (no template bundles it) ...
+    harness.apply(ws, scope=harness.scope_for(), bundle_dir=extra, now=NOW)
+    assert not (root / ".agents/skills/trading").exists()
+    # ... an explicit install does, and the shipped bundle's next upgrade leaves it alone.
+    harness.apply(ws, scope=harness.scope_for(skill="trading", action="install"), bundle_dir=extra, now=NOW)
+    assert (root / ".claude/skills/trading/SKILL.md").exists()
+    p = harness.preview(ws, scope=harness.scope_for(), now=NOW)
+    assert not [i for i in p.plan.items if "trading" in i.path]
+    harness.apply(ws, scope=harness.scope_for(), now=NOW)
+    assert (root / ".agents/skills/trading/SKILL.md").exists()
+    version = json.loads(read(ws, ".alice/alice-harness-version.json"))
+    assert version["skillVersions"]["trading"]["bundle"] == str(extra) and version["bundle"] == "default"
