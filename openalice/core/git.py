@@ -9,8 +9,9 @@
 
 Commits touch exactly the paths given (``git commit -- PATHS``: other staged
 or unstaged changes are left alone); paths git ignores are never forced in.
-Commits are authored ``OpenAlice <launcher@local>`` so they work without a
-configured identity; the repository's hooks run as usual, and a failing hook
+Upgrade commits are authored ``OpenAlice <launcher@local>`` so they work
+without a configured identity (a person's approved issue edit is committed
+as the repository's user: ``author=None``); the repository's hooks run as usual, and a failing hook
 is a :class:`GitError` the caller rolls back from.  Paths are relative to
 ``root`` (which may be a subdirectory of the work tree).
 """
@@ -125,9 +126,11 @@ def _ignored(root, paths: Sequence[str]) -> set[str]:
 
 
 def commit_paths(root: os.PathLike | str, paths: Iterable[str], subject: str, *,
-                 trailers: Mapping[str, str] | None = None, body: str = "") -> str | None:
+                 trailers: Mapping[str, str] | None = None, body: str = "",
+                 author: tuple[str, str] | None = AUTHOR) -> str | None:
     """Stage and commit exactly ``paths`` (added, changed or deleted); the new
-    HEAD, or None when git sees nothing to commit there."""
+    HEAD, or None when git sees nothing to commit there.  ``author=None``
+    commits as the repository's configured user (a person's approved edit)."""
     wanted = sorted(set(paths))
     if not wanted:
         return None
@@ -145,9 +148,11 @@ def commit_paths(root: os.PathLike | str, paths: Iterable[str], subject: str, *,
         message += "\n" + body.strip() + "\n"
     if trailers:
         message += "\n" + "".join(f"{k}: {v}\n" for k, v in trailers.items())
-    name, email = AUTHOR
-    env = {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email,
-           "GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": email}
+    env = {}
+    if author is not None:
+        name, email = author
+        env = {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email,
+               "GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": email}
     run(root, "commit", "-q", "--no-edit", "-F", "-", "--", *chosen, input=message.encode("utf-8"), env=env)
     return head(root)
 
