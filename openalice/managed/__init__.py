@@ -12,7 +12,7 @@ skills and guidance, template files, sticker packs) goes through here:
                              force=[...], identity={...})
     plan.digest, plan.summary(), plan.items, plan.conflicts
     managed.apply_plan(plan, store, keep=[...], use=[...], commit=managed.Commit(subject, trailer),
-                       state={rel: bytes}, owner="...", meta={...}, now=now)
+                       state={rel: {json document}}, owner="...", meta={...}, now=now)
 
 * :mod:`.snapshot` — managed paths, entries on disk and their fingerprints
   (``file:<sha256>``, ``missing``, ``other:<sha256>``), gzip JSON snapshots.

@@ -32,7 +32,6 @@ import os
 import stat
 import zlib
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Iterable, Mapping
 
 from openalice.core import fs

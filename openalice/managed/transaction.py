@@ -43,7 +43,7 @@ from openalice.core import clock, fs, git
 from openalice.core.errors import AliceError, Conflict, InvalidInput
 
 from .plan import Item, Plan
-from .snapshot import Entry, check_path, file_entry, inspect, read_snapshot, within, write_snapshot
+from .snapshot import Entry, check_path, inspect, read_snapshot, within, write_snapshot
 
 __all__ = ["Store", "Commit", "Applied", "Recovery", "apply_plan", "recover", "resolve", "StalePlan",
            "JOURNAL_VERSION"]
