@@ -40,4 +40,7 @@ def cmd_doctor(args: argparse.Namespace, ctx: Context) -> int:
         return "\n".join(lines)
 
     ctx.emit(report.to_dict(), human)
+    if report.exit_code:
+        ctx.failing("needs_attention", f"{report.to_dict()['summary']['attention']} finding(s) "
+                                       "need attention")
     return report.exit_code

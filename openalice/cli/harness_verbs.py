@@ -104,7 +104,11 @@ def cmd_status(args, ctx: Context) -> int:
         return "\n\n".join(_status_text(w) for w in d["workspaces"])
 
     ctx.emit(data, human)
-    return 0 if all(w["upToDate"] for w in docs) else 3
+    attention = [w["workspaceId"] for w in docs if not w["upToDate"]]
+    if attention:
+        ctx.failing("needs_attention", f"{len(attention)} workspace(s) need attention: {', '.join(attention)}")
+        return 3
+    return 0
 
 
 def _status_text(w: dict) -> str:

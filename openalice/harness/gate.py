@@ -28,7 +28,7 @@ def first_word(args: list[str]) -> str | None:
     return None
 
 
-def refuse(tool: str, args: list[str], config_path: str) -> int | None:
+def refuse(tool: str, args: list[str], config_path: str, *, json_mode: bool) -> int | None:
     """None if ``tool args`` may run under ``config_path``; else the exit code
     after printing the refusal (the JSON error envelope with ``--json``)."""
     from . import config
@@ -41,7 +41,6 @@ def refuse(tool: str, args: list[str], config_path: str) -> int | None:
     from openalice.core import output
     from openalice.core.errors import Forbidden, InvalidInput
 
-    json_mode = "--json" in args
     try:
         cfg = config.parse_file(config_path)
     except config.ConfigError as exc:

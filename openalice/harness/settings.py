@@ -35,12 +35,14 @@ def show(ws, *, bundle_dir=None) -> dict:
 
 def set_values(ws, assignments: Sequence[str], *, bundle_dir=None, now: datetime) -> dict:
     """Apply ``KEY=VALUE`` assignments (one locked read-modify-write)."""
-    from openalice import workspaces
+    from openalice.workspaces.access import Caller, authorize_write
 
-    run = workspaces.run_environment()
-    if run is not None:
-        raise Forbidden(f"run {run.run_id} may not change the harness config; a person does that outside "
-                        "headless runs", code="config_write_from_run")
+    caller = Caller.of_process()
+    authorize_write(caller, ws)
+    if caller.run is not None:
+        # Stricter than the caller rule: the config is the person's control over the agents.
+        raise Forbidden(f"run {caller.run.run_id} may not change the harness config; a person does that "
+                        "outside headless runs", code="config_write_from_run")
     if not assignments:
         raise UsageError("give at least one KEY=VALUE", code="usage")
     parsed = []

@@ -31,7 +31,7 @@ from typing import Any, Sequence
 
 from openalice import managed
 from openalice.core import clock, fs, git
-from openalice.core.errors import Busy, Conflict, Forbidden, InvalidInput, Unavailable, UsageError
+from openalice.core.errors import Busy, Conflict, InvalidInput, Unavailable, UsageError
 
 from . import bundle as bundles
 from . import config as configs
@@ -416,22 +416,15 @@ def preview(ws, *, scope: Scope, bundle_dir=None, now: datetime) -> Preview:
 
 # -- applying ---------------------------------------------------------------------------------------
 
-def _refuse_foreign_run(ws) -> None:
-    from openalice import workspaces
-
-    run = workspaces.run_environment()
-    if run is not None and run.workspace_id != ws.id:
-        raise Forbidden(f"run {run.run_id} belongs to workspace '{run.workspace_id}'; upgrading workspace "
-                        f"'{ws.id}' needs a person", code="interactive_required")
-
-
 def apply(ws, *, scope: Scope, bundle_dir=None, digest: str | None = None, keep: Sequence[str] = (),
           use: Sequence[str] = (), now: datetime) -> tuple[Preview, managed.Applied | None]:
     """Apply ``scope`` to ``ws``; ``(preview, None)`` when it was already current."""
     from openalice.workspaces.checkout import checkout
 
+    from openalice.workspaces.access import Caller, authorize_write
+
     root = _root(ws)
-    _refuse_foreign_run(ws)
+    authorize_write(Caller.of_process(), ws)    # a headless run upgrades only its own workspace
     for rel in (*keep, *use):
         managed.check_path(rel, field="--keep-workspace" if rel in keep else "--use-template")
     bundle = bundles.load(bundle_dir)

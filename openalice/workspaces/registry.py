@@ -80,6 +80,12 @@ def _parse_registry(data: object, path: Path) -> list[Workspace]:
         if not all(isinstance(v, str) for v in asdict(ws).values()):
             raise InvalidInput("entry fields must be strings", file=path, field=f"workspaces/{i}",
                                code="malformed_registry")
+        first = next((j for j, seen in enumerate(out) if seen.id == ws.id), None)
+        if first is not None:  # which one would `--workspace ID` mean?
+            raise InvalidInput(f"duplicate workspace id {ws.id!r}: entries workspaces/{first} "
+                               f"({out[first].path}) and workspaces/{i} ({ws.path}); give one of "
+                               "them another id", file=path, field=f"workspaces/{i}/id",
+                               code="malformed_registry")
         out.append(ws)
     return out
 

@@ -237,10 +237,13 @@ def test_a_headless_run_may_not_upgrade_another_workspace(tmp_path, monkeypatch)
     monkeypatch.setenv("ALICE_WORKSPACE_ID", other.id)
     with pytest.raises(Forbidden) as info:
         harness.apply(ws, scope=harness.scope_for(), now=NOW)
-    assert info.value.code == "interactive_required"
+    assert info.value.code == "cross_workspace"          # the toolkit's one caller rule
     with pytest.raises(Forbidden) as info:
         harness.config_set(other, ["cli.alice.enabled=false"], now=NOW)
-    assert info.value.code == "config_write_from_run"
+    assert info.value.code == "config_write_from_run"    # even its own: the config is the person's
+    with pytest.raises(Forbidden) as info:
+        harness.config_set(ws, ["cli.alice.enabled=false"], now=NOW)
+    assert info.value.code == "cross_workspace"
 
 
 def test_a_malformed_config_or_version_file_refuses_every_write(tmp_path):
