@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import errno
 import json
+from glob import escape as glob_escape
 import os
 import stat
 import time
@@ -34,8 +35,8 @@ __all__ = [
     "TEMP_PREFIX", "ensure_dir", "atomic_write_bytes", "atomic_write_text",
     "atomic_write_json", "dump_json", "read_bytes", "read_text", "read_json",
     "locked_update_json", "locked_file", "sweep_temp_files", "fsync_dir",
-    "create_exclusive", "remove_file", "ensure_private_dir", "open_state_file", "set_aside",
-    "explain_os_error",
+    "create_exclusive", "remove_file", "move_file", "remove_empty_dir", "ensure_private_dir",
+    "open_state_file", "set_aside", "explain_os_error",
 ]
 
 TEMP_PREFIX = ".tmp-"
@@ -297,6 +298,29 @@ def remove_file(path: os.PathLike | str) -> bool:
     return True
 
 
+def move_file(source: os.PathLike | str, target: os.PathLike | str) -> None:
+    """Rename ``source`` over ``target`` atomically (same filesystem), durably."""
+    try:
+        os.replace(source, target)
+    except OSError as exc:
+        raise OperationalError(f"cannot move {source}: {exc.strerror}", file=target) from exc
+    fsync_dir(Path(target).parent)
+    if Path(source).parent != Path(target).parent:
+        fsync_dir(Path(source).parent)
+
+
+def remove_empty_dir(path: os.PathLike | str) -> bool:
+    """Remove ``path`` if it is an empty directory (never a symlink); False otherwise."""
+    try:
+        if os.path.islink(path):
+            return False
+        os.rmdir(path)
+    except OSError:
+        return False
+    fsync_dir(Path(path).parent)
+    return True
+
+
 def set_aside(path: os.PathLike | str, tag: str) -> Path:
     """Rename a bad state file (or directory, or link) out of the way to
     ``<name>.<tag>`` (``.<tag>-2``... if taken), durably, so it is kept for a
@@ -407,16 +431,20 @@ def locked_update_json(path: os.PathLike | str, update: Callable[[Any], Any], *,
 
 
 def sweep_temp_files(directory: os.PathLike | str, *, older_than: float = 3600.0,
-                     now: float | None = None, recursive: bool = False) -> list[Path]:
+                     now: float | None = None, recursive: bool = False,
+                     target: str | None = None) -> list[Path]:
     """Remove ``.tmp-*`` files left by writers that died mid-write.
 
     Only files older than ``older_than`` seconds go, so a write in flight (which
-    lasts milliseconds) is never disturbed.
+    lasts milliseconds) is never disturbed.  ``target`` limits the sweep to the
+    temp files of that one file name (a caller that holds the file's lock may
+    pass ``older_than=0``).
     """
     root = Path(directory)
     current = time.time() if now is None else now
     removed: list[Path] = []
-    pattern = f"**/{TEMP_PREFIX}*" if recursive else f"{TEMP_PREFIX}*"
+    name = f"{TEMP_PREFIX}{glob_escape(target)}.*" if target is not None else f"{TEMP_PREFIX}*"
+    pattern = f"**/{name}" if recursive else name
     try:
         candidates = list(root.glob(pattern))
     except OSError:

@@ -36,10 +36,6 @@ from openalice.core.records import record_class
 
 from .registry import RunEnvironment, Workspace, find, run_environment
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    import subprocess
-
 __all__ = ["SCOPES", "Caller", "Access", "authorize_write", "git_commit"]
 
 #: What a write touches: a workspace's issues (the approval rule applies), any
@@ -170,39 +166,15 @@ def authorize_write(caller: Caller, target: Workspace | str | None, *, scope: st
 
 def git_commit(root: Path, files: list[Path], message: str) -> str | None:
     """``git add`` and ``git commit`` exactly ``files`` (those that exist) in the
-    repository around ``root``; None if ``root`` is not in a git work tree or
-    nothing changed.  OperationalError if git fails."""
-    top = _git(root, "rev-parse", "--show-toplevel", check=False)
-    if top.returncode != 0:
+    repository around ``root``, as the repository's own user; None if ``root``
+    is not in a git work tree or nothing changed.  OperationalError if git fails."""
+    from openalice.core import git  # only approved edits commit: not every write pays for the import
+
+    if git.work_tree(root) is None:
         return None
     rel = [os.path.relpath(f, root) for f in files if os.path.lexists(f)]
-    if not rel:
-        return None
-    _git(root, "add", "--", *rel)
-    if _git(root, "diff", "--cached", "--quiet", "--", *rel, check=False).returncode == 0:
-        return None
-    _git(root, "commit", "--quiet", "-m", message, "--", *rel)
-    return _git(root, "rev-parse", "HEAD").stdout.strip()
-
-
-def _git(root: Path, *args: str, check: bool = True) -> "subprocess.CompletedProcess":
-    import subprocess  # only approved edits commit: not every write pays for the import
-
-    env = dict(os.environ, GIT_TERMINAL_PROMPT="0")
     try:
-        proc = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True,
-                              env=env, timeout=120, stdin=subprocess.DEVNULL)
-    except FileNotFoundError:
-        if not check:
-            return subprocess.CompletedProcess(args, 127, "", "git not found")
-        raise OperationalError("git is not installed; the approved change was written but not "
-                               "committed", code="git_failed") from None
-    except subprocess.TimeoutExpired:
-        raise OperationalError(f"git {args[0]} timed out", code="git_failed") from None
-    if check and proc.returncode != 0:
-        detail = (proc.stderr or proc.stdout).strip().splitlines()
-        raise OperationalError(f"git {args[0]} failed in {root}: "
-                               f"{detail[-1] if detail else 'exit ' + str(proc.returncode)}; "
-                               "the approved change was written but not committed",
-                               code="git_failed")
-    return proc
+        return git.commit_paths(root, rel, message, author=None)
+    except git.GitError as exc:
+        raise OperationalError(f"{exc.message}; the approved change was written but not committed",
+                               code="git_failed") from None
