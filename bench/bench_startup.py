@@ -6,6 +6,9 @@ installed console script and as the checkout launcher `bin/<tool>`; the
 static `--help`/`--version` ≤ 1.3×.  The web gateway and scripts call these
 per request, so what counts is the whole process.
 
+The floor — `import json, pathlib`, which every verb reading state pays — is
+measured the same way and reported.
+
 Method: the verbs listed in `bench/read_verbs.py` run against a small home
 built with the tools themselves (three workspaces with issues, Inbox entries
 mostly read, journal facts).  For each verb the baseline, the console script
@@ -72,6 +75,13 @@ def main() -> int:
                              f"{s['base'].cpu_median * 1000:.1f} ms)"))
                 goal("startup", f"{name} {' '.join(argv)} ({how})", f"{ratio:.2f}× cpu",
                      ratio <= limit, f"≤ {limit}×")
+    # What any verb that reads state as JSON through paths pays before its own
+    # first line: json (re, enum, functools, collections) and pathlib (urllib.parse,
+    # ipaddress, fnmatch).  Reported so the ratios above can be read against it.
+    floor = interleaved({"base": baseline, "floor": [sys.executable, "-I", "-c", "import json, pathlib"]},
+                        rounds=rounds, env=env)
+    rows.append(("floor: `python3 -I -c 'import json, pathlib'`",
+                 f"{paired_ratio(floor['floor'].cpu, floor['base'].cpu):.2f}× cpu"))
     rows.append(("worst read verb", ", ".join(f"{how} {r:.2f}×" for how, r in worst.items())
                  + f"; stretch ≤ {STRETCH}× {'met' if stretch_met else 'not met'} by every verb"))
     rows.append(("every verb ran and its output parsed", "yes" if ok else "NO"))
