@@ -10,7 +10,8 @@ written before the counts were kept would be.  Then:
   counts in step), and the newest page with its total is read in-process
   (CPU time, the two sizes taking turns, median of the rounds): goal ≤ 5 ms at
   1,000,000 records and flat (≤ 1.2× per 10×); the same for the sparse family
-  (`--family inbox`) and the cursor read (`--after-seq <last-100>`);
+  (`--family inbox`, one fact in 50: flat, no time goal) and the cursor read
+  (`--after-seq <last-100>`, a bisection: ≤ 5 ms, ≤ 1.5× per 10×);
 - the CLI as a process (`alice journal --json`, `--after-seq`), interleaved:
   reported.
 
@@ -102,7 +103,7 @@ def main() -> int:
             ok &= [r["seq"] for r in after["entries"]] == list(range(total - 99, total + 1))
         small, large = SIZES
 
-        def timed(label, call, page_goal):
+        def timed(label, call, page_goal, flat=FLAT):
             t = interleaved_calls({n: (lambda n=n: (at(n), call())) for n in SIZES}, rounds=rounds)
             ratio = t[large] / t[small]
             rows.append((label, f"{t[small] * 1e3:.2f} ms at {small:,} → {t[large] * 1e3:.2f} ms at "
@@ -110,15 +111,16 @@ def main() -> int:
             if page_goal:
                 goal("journal", f"{label} of 1M records", f"{t[large] * 1e3:.2f} ms",
                      t[large] <= PAGE_GOAL_S, "≤ 5 ms in-process")
-            goal("journal", f"{label} flat per 10×", f"{ratio:.2f}×", ratio <= FLAT, f"≤ {FLAT}×")
+            goal("journal", f"{label} flat per 10×", f"{ratio:.2f}×", ratio <= flat, f"≤ {flat}×")
 
         timed(f"newest page with its total, after {APPENDED:,} recorded facts",
               lambda: journal.read_page(1), True)
         # One fact in 50: the page walks back 50 × 50 lines (O(page / density)), flat.
         timed("newest page of the sparse family (--family inbox)",
               lambda: journal.read_page(1, where=journal.make_filter(family="inbox")), False)
+        # A bisection: O(log size + page), a few more probes per 10× (the goal it always had).
         timed("--after-seq <last-100> --limit 100",
-              lambda: journal.read_after(journal.last_seq() - 100, limit=100), True)
+              lambda: journal.read_after(journal.last_seq() - 100, limit=100), True, flat=1.5)
         rows.append(("first page read ever (builds the counts once, O(file))",
                      f"{first[small]:.2f} s at {small:,} → {first[large]:.2f} s at {large:,}"))
         alice = tool("alice")
