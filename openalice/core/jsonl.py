@@ -31,7 +31,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only (typing costs start-up time)
     from typing import Any
 
-__all__ = ["Line", "JsonlFile", "Journal", "BLOCK_SIZE"]
+__all__ = ["Line", "JsonlFile", "Journal", "BLOCK_SIZE", "decode_record"]
 
 BLOCK_SIZE = 64 * 1024
 
@@ -191,11 +191,7 @@ class JsonlFile:
             raw = fh.readline()
         if not raw.endswith(b"\n"):
             return None
-        try:
-            record = json.loads(raw)
-        except (ValueError, RecursionError):
-            return None
-        return record if isinstance(record, dict) else None
+        return decode_record(raw)
 
     def _decode(self, offset: int, raw: bytes) -> dict | None:
         raw = raw.strip()
@@ -314,6 +310,18 @@ class Journal(JsonlFile):
 
     def _offset_after(self, seq: int) -> int:
         return self.bisect(_seq_key, seq, inclusive=True)
+
+
+def decode_record(raw: bytes) -> dict | None:
+    """One line's JSON object, or None (blank, not JSON, not an object)."""
+    raw = raw.strip()
+    if not raw:
+        return None
+    try:
+        record = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    return record if isinstance(record, dict) else None
 
 
 def _encode(record: dict) -> bytes:

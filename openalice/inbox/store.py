@@ -26,7 +26,6 @@ waiting meanwhile) is paid only by the rare path.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Callable, Iterator
@@ -228,7 +227,7 @@ class InboxStore:
             entry = self.get(entry_id)
             data = fs.read_bytes(self.entries_path)
             end = data.index(b"\n", entry.offset) + 1
-            if _decode(data[entry.offset:end]) != entry.record:
+            if jsonl.decode_record(data[entry.offset:end]) != entry.record:
                 raise OperationalError("entries file changed under the lock", file=self.entries_path)
             fs.atomic_write_bytes(self.entries_path, data[:entry.offset] + data[end:])
             return entry.record
@@ -240,13 +239,3 @@ def _grammar_id(record: dict) -> str | None:
         return record["id"]
     return None
 
-
-def _decode(raw: bytes) -> dict | None:
-    raw = raw.strip()
-    if not raw:
-        return None
-    try:
-        record = json.loads(raw)
-    except (ValueError, RecursionError):
-        return None
-    return record if isinstance(record, dict) else None

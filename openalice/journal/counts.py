@@ -40,6 +40,14 @@ class Counts:
     types: dict[str, int] = field(default_factory=dict)
     untyped: int = 0  # parseable objects without a string type
 
+    def add(self, record: dict) -> None:
+        """Count one parsed fact."""
+        kind = record.get("type")
+        if isinstance(kind, str):
+            self.types[kind] = self.types.get(kind, 0) + 1
+        else:
+            self.untyped += 1
+
     @property
     def total(self) -> int:
         return sum(self.types.values()) + self.untyped
@@ -107,11 +115,7 @@ def count_up_to(journal_path: Path, fh, end: int) -> Counts:
             continue
         if not isinstance(record, dict):
             continue
-        kind = record.get("type")
-        if isinstance(kind, str):
-            counts.types[kind] = counts.types.get(kind, 0) + 1
-        else:
-            counts.untyped += 1
+        counts.add(record)
     counts.size = offset
     _save(index, fh, st, counts)
     return counts
@@ -141,11 +145,7 @@ def note_appended(journal_path: Path, before: int, after: int, stored: dict) -> 
             counts = _load(counts_path(journal_path), fh, st)
             if counts.size != before or st.st_size < after:
                 return
-            kind = stored.get("type")
-            if isinstance(kind, str):
-                counts.types[kind] = counts.types.get(kind, 0) + 1
-            else:
-                counts.untyped += 1
+            counts.add(stored)
             counts.size = after
             _save(counts_path(journal_path), fh, st, counts)
         except OSError:
