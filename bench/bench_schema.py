@@ -286,7 +286,13 @@ def main(argv=None) -> int:
             fast = None
         elif fast is None:
             fast_skipped.append(name)
-        rounds = max(1, 2000 // len(instances))
+        # As many rounds as make the slowest contender take about 50 ms per
+        # repeat (at most 2000): enough for a steady figure, and make bench
+        # does not spend minutes on jsonschema's largest schemas.
+        began = time.process_time()
+        list(theirs.iter_errors(instances[0]))
+        slowest = max(time.process_time() - began, 1e-6) * len(instances)
+        rounds = max(1, min(2000 // len(instances), int(0.05 / slowest)))
         runs = {"ours": lambda: [ours.is_valid(d) for d in instances],
                 "theirs": lambda: [theirs.is_valid(d) for d in instances],
                 "ours_errors": lambda: [ours.errors(d) for d in instances],
