@@ -82,7 +82,7 @@ class _Action:
             long_names = [n for n in names if n.startswith("--")]
             dest = (long_names[0] if long_names else names[0]).lstrip("-").replace("-", "_")
         else:
-            if len(names) != 1 or self.nargs not in (None, "?", "*") or kind != "store":
+            if len(names) != 1 or self.nargs not in (None, "?", "*", "+") or kind != "store":
                 raise _Unsupported
             dest = names[0]
         self.dest = kw.get("dest", dest)
@@ -100,7 +100,7 @@ class _Action:
         if kind in ("store_true", "store_false", "store_const") and (
                 self.type is not None or self.choices is not None):
             raise _Unsupported
-        if self.nargs == "*" and self.choices is not None:
+        if self.nargs in ("*", "+") and self.choices is not None:
             raise _Unsupported
 
     def typed(self, text: str) -> object:
@@ -140,6 +140,11 @@ class RecordingParser:
             self.defaults.update(parent.defaults)
 
     def _add(self, action: _Action) -> _Action:
+        if not action.option_strings and any(
+                not a.option_strings and a.nargs is not None for a in self.actions):
+            # after a positional of variable length argparse shares the strings out by a
+            # pattern match; this parser assigns them in order, so it does not model that
+            raise _Unsupported
         for name in action.option_strings:
             if name in self.by_option:
                 raise _Unsupported  # argparse would refuse the conflict
@@ -309,7 +314,7 @@ def _parse(parser: RecordingParser, args: list[str]) -> dict:
 def _assign_positionals(parser: RecordingParser, positionals: list[tuple[int, str]], ns: dict,
                         seen: set[int]) -> None:
     actions = [a for a in parser.actions if not a.option_strings]
-    if any(a.nargs in ("?", "*") for a in actions) and positionals:
+    if any(a.nargs in ("?", "*", "+") for a in actions) and positionals:
         first = positionals[0][0]
         if [p[0] for p in positionals] != list(range(first, first + len(positionals))):
             raise _Decline  # positionals split by options: argparse's matching is subtle
@@ -329,7 +334,9 @@ def _assign_positionals(parser: RecordingParser, positionals: list[tuple[int, st
                 elif action.choices is not None and value not in action.choices:
                     raise _Decline
                 ns[action.dest] = value
-        else:  # "*"
+        else:  # "*" or "+"
+            if action.nargs == "+" and not texts:
+                raise _Decline
             values, texts = texts, []
             if values:
                 ns[action.dest] = [action.convert(t) for t in values]
