@@ -26,14 +26,14 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from . import locks
-from .errors import AliceError, InvalidInput, NotFound, OperationalError
+from .errors import AliceError, Conflict, InvalidInput, NotFound, OperationalError
 
 __all__ = [
     "TEMP_PREFIX", "ensure_dir", "atomic_write_bytes", "atomic_write_text",
     "atomic_write_json", "dump_json", "read_bytes", "read_text", "read_json",
     "locked_update_json", "locked_file", "sweep_temp_files", "fsync_dir",
     "create_exclusive", "remove_file", "move_file", "remove_empty_dir", "ensure_private_dir",
-    "open_state_file", "set_aside", "explain_os_error",
+    "open_state_file", "set_aside", "explain_os_error", "staged_dir",
 ]
 
 TEMP_PREFIX = ".tmp-"
@@ -277,6 +277,47 @@ def create_exclusive(path: os.PathLike | str, data: bytes, *, mode: int = 0o644)
             pass
     fsync_dir(target.parent)
     return True
+
+
+@contextmanager
+def staged_dir(target: os.PathLike | str, *, mode: int = 0o755) -> Iterator[Path]:
+    """Build a new directory under a temp name beside ``target`` (``.tmp-<name>.*``)
+    and rename it into place, durably, when the block ends; if the block
+    raises, the temp directory is removed.  ``target`` must not exist yet
+    (Conflict).  Readers see no directory or the whole one, never a partial
+    one.  Temp directories of the same target left by a writer that died
+    more than an hour ago are removed first (the caller holds the lock that
+    serializes writers of ``target``)."""
+    import shutil
+
+    final = Path(target)
+    parent = ensure_dir(final.parent, mode)
+    for stale in parent.glob(f"{TEMP_PREFIX}{glob_escape(final.name)}.*"):
+        try:
+            if stale.is_dir() and not stale.is_symlink() and time.time() - stale.lstat().st_mtime > 3600:
+                shutil.rmtree(stale)
+        except OSError:
+            continue
+    if os.path.lexists(final):
+        raise Conflict("already exists", file=final, code="exists")
+    try:
+        tmp = Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{final.name}.", dir=parent))
+        os.chmod(tmp, mode)
+    except OSError as exc:
+        raise OperationalError(f"cannot create temp directory: {exc.strerror}", file=final) from exc
+    try:
+        yield tmp
+        fsync_dir(tmp)
+        try:
+            os.rename(tmp, final)
+        except OSError as exc:
+            if exc.errno in (errno.EEXIST, errno.ENOTEMPTY):
+                raise Conflict("already exists", file=final, code="exists") from None
+            raise OperationalError(f"cannot rename into place: {exc.strerror}", file=final) from exc
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    fsync_dir(parent)
 
 
 def remove_file(path: os.PathLike | str) -> bool:

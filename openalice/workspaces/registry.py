@@ -20,7 +20,8 @@ REGISTRY_VERSION = 1
 # new workspace: each entry is "module:function", called as fn(workspace, created)
 # after the workspace is registered; it may return notes for the person.
 # Failures are reported as notes, never fatal to init.
-INIT_PROJECTORS: list[str] = ["openalice.harness.upgrade:project_new_workspace"]
+INIT_PROJECTORS: list[str] = ["openalice.harness.upgrade:project_new_workspace",
+                               "openalice.stickers.projection:project_new_workspace"]
 
 
 @dataclass(frozen=True)
@@ -231,6 +232,8 @@ _ALICE_GITIGNORE = b"""# Written by OpenAlice: lock and temp files beside state 
 /alice-harness-upgrade/
 /template-upgrade/
 /bin/
+# The journal of a sticker apply in flight.
+/sticker-transaction.json
 """
 
 
