@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
+import json
 import os
 import signal
 from dataclasses import dataclass, field
@@ -222,11 +222,15 @@ class JournalFile:
 
     def prepare(self, journal: dict, before: Mapping[str, Entry], incoming: Mapping[str, Entry],
                 baseline: Mapping[str, Entry]) -> None:
-        doc = dict(journal)
-        doc["before"] = {rel: _b64(rel, entry) for rel, entry in sorted(before.items())}
-        doc["after"] = {rel: None if entry.kind == "missing" else entry.fingerprint[len("file:"):]
-                        for rel, entry in sorted(incoming.items())}
-        fs.atomic_write_json(self.journal_path, doc, indent=None, mode=0o644, dir_mode=0o755)
+        # Written by hand around the (JSON-safe) base64 strings: json.dumps would scan megabytes of
+        # them for characters to escape.  The result is the JSON of the journal plus both sides.
+        head = json.dumps(journal, ensure_ascii=False)
+        sides = ",".join(f"{json.dumps(rel, ensure_ascii=False)}:{_b64(rel, entry)}"
+                         for rel, entry in sorted(before.items()))
+        after = {rel: None if entry.kind == "missing" else entry.fingerprint[len("file:"):]
+                 for rel, entry in sorted(incoming.items())}
+        text = f'{head[:-1]}, "before": {{{sides}}}, "after": {json.dumps(after, ensure_ascii=False)}}}\n'
+        fs.atomic_write_bytes(self.journal_path, text.encode("utf-8"), mode=0o644, dir_mode=0o755)
 
     def mark_committed(self, journal: dict) -> None:
         doc = {k: v for k, v in journal.items() if k not in ("before", "after")}
@@ -247,12 +251,13 @@ class JournalFile:
         fs.sweep_temp_files(self.journal_path.parent, older_than=0, target=self.journal_path.name)
 
 
-def _b64(rel: str, entry: Entry) -> str | None:
+def _b64(rel: str, entry: Entry) -> str:
+    """The JSON value of one ``before`` entry: a base64 string, or null."""
     if entry.kind == "missing":
-        return None
+        return "null"
     if entry.kind != "file":   # never touched: the plan refuses to write through one
         raise OperationalError(f"{rel}: cannot journal a non-regular entry ({entry.detail})")
-    return base64.b64encode(entry.content).decode("ascii")
+    return '"' + base64.b64encode(entry.content).decode("ascii") + '"'
 
 
 def _crash_point(step: str, owner: str) -> None:
@@ -464,10 +469,20 @@ def apply_plan(plan: Plan, store: Store | JournalFile, *, keep: Sequence[str] = 
     store.prepare(journal, {loc: planned_local[loc] for loc in touched}, dict(writes), baseline)
     _crash_point("managed-prepared", owner)
 
-    for n, (loc, entry) in enumerate(writes):
-        _put(store.root, loc, entry, prune)
+    # Files first, in one batch (their fsyncs together, each directory synced once), then removals
+    # (so pruning never meets a directory a write still fills).
+    files = [(store.root.joinpath(*loc.split("/")), entry.content) for loc, entry in writes if entry.kind == "file"]
+    removals = [loc for loc, entry in writes if entry.kind != "file"]
+
+    def first_write(n: int) -> None:
         if n == 0:
             _crash_point("managed-first-write", owner)
+
+    fs.atomic_write_many(files, dir_mode=0o755, after_each=first_write)
+    for n, loc in enumerate(removals):
+        _put(store.root, loc, MISSING, prune)
+        if n == 0 and not files:
+            first_write(0)
     _crash_point("managed-written", owner)
 
     sha = None
