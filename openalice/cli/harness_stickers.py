@@ -6,6 +6,7 @@ import argparse
 import os
 
 from ._dispatch import Context, add_verb
+from .harness_verbs import change_line
 
 
 def _workspace_arg(p) -> None:
@@ -161,11 +162,6 @@ def cmd_import(args, ctx: Context) -> int:
     return 0
 
 
-def _change_line(item: dict) -> str:
-    copies = " (+1 copy)" if item.get("copies") else ""
-    return f"  {item['status']:<10} {item['operation']:<7} {item['path']}{copies}  {item['reason']}"
-
-
 def _preview_text(p: dict) -> str:
     to = p["to"]
     what = f"{to['packId']} {to['revision']}" if p["action"] == "enable" else "disable"
@@ -175,9 +171,9 @@ def _preview_text(p: dict) -> str:
     s = p["summary"]
     lines.append(f"  {s['ready']} ready, {s['preserved']} preserved, {s['conflicts']} conflicts, "
                  f"{s['unchanged']} unchanged")
-    lines += [_change_line(i) for i in p["changes"]]
-    lines += [_change_line(i) for i in p["preserved"]]
-    lines += [_change_line(i) for i in p["conflicts"]]
+    lines += [change_line(i) for i in p["changes"]]
+    lines += [change_line(i) for i in p["preserved"]]
+    lines += [change_line(i) for i in p["conflicts"]]
     lines.append(f"  digest: {p['digest']}")
     if p.get("nextCommand"):
         lines.append(f"  apply with: {p['nextCommand']}")

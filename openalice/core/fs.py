@@ -186,6 +186,16 @@ def ensure_private_dir(path: os.PathLike | str) -> Path:
     return p
 
 
+def _kept_mode(target: Path) -> int:
+    """The existing file's permissions, else 0666 & ~umask."""
+    try:
+        return os.stat(target).st_mode & 0o7777
+    except FileNotFoundError:
+        return 0o666 & ~_umask()
+    except OSError as exc:
+        raise OperationalError(f"cannot stat: {exc.strerror}", file=target) from exc
+
+
 def atomic_write_bytes(path: os.PathLike | str, data: bytes, *, mode: int | None = None,
                        durable: bool = True, dir_mode: int = 0o700) -> None:
     """Replace ``path`` with ``data`` atomically.
@@ -198,12 +208,7 @@ def atomic_write_bytes(path: os.PathLike | str, data: bytes, *, mode: int | None
     directory = target.parent
     ensure_dir(directory, dir_mode)
     if mode is None:
-        try:
-            mode = os.stat(target).st_mode & 0o7777
-        except FileNotFoundError:
-            mode = 0o666 & ~_umask()
-        except OSError as exc:
-            raise OperationalError(f"cannot stat: {exc.strerror}", file=target) from exc
+        mode = _kept_mode(target)
     try:
         fd, tmp = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{target.name}.", dir=directory)
     except OSError as exc:
@@ -248,12 +253,7 @@ def atomic_write_many(items: list[tuple[os.PathLike | str, bytes]], *, dir_mode:
         for path, data in items:
             target = Path(path)
             ensure_dir(target.parent, dir_mode)
-            try:
-                mode = os.stat(target).st_mode & 0o7777
-            except FileNotFoundError:
-                mode = 0o666 & ~_umask()
-            except OSError as exc:
-                raise OperationalError(f"cannot stat: {exc.strerror}", file=target) from exc
+            mode = _kept_mode(target)
             try:
                 fd, tmp = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{target.name}.", dir=target.parent)
             except OSError as exc:

@@ -31,7 +31,7 @@ from typing import Any, Mapping, Sequence
 
 from openalice import managed
 from openalice.core import clock, fs, git
-from openalice.core.errors import Busy, Conflict, InvalidInput, Unavailable, UsageError
+from openalice.core.errors import Busy, Conflict, InvalidInput, UsageError
 
 from . import bundle as bundles
 from . import config as configs
@@ -103,11 +103,9 @@ def load_config(root) -> configs.Config:
 
 
 def _root(ws) -> Path:
-    root = Path(ws.path)
-    if not (root / ".alice").is_dir():
-        raise Unavailable(f"workspace '{ws.id}' is not available: {root} (or its .alice/) is missing",
-                          code="workspace_unavailable", file=root)
-    return root
+    from openalice.workspaces.registry import available_root
+
+    return available_root(ws)
 
 
 # -- recovery ---------------------------------------------------------------------------------------

@@ -11,32 +11,20 @@ packs, and their projection into workspaces.
     stickers.apply(ws, action="disable", now=now)           # the skill goes, the images stay
     stickers.status(ws, now=now)
 
-See ``docs/stickers.md``.  The names load lazily, so importing the package
-costs nothing until one is used.
+* :mod:`.pack` — ``pack.json``, magic bytes, limits, the generated skill, the revision;
+* :mod:`.archive` — a pack from a zip, every check before anything is decompressed;
+* :mod:`.library` — built-in packs (``default/stickers/``) and imported ones;
+* :mod:`.projection` — a pack in a workspace, through :mod:`openalice.managed`.
+
+See ``docs/stickers.md``.
 """
 
-from __future__ import annotations
+from .library import DEFAULT_PACK, builtin_ids, get as get_pack, import_pack, list_packs  # noqa: F401
+from .pack import Pack, Sticker, read_dir as read_pack_dir  # noqa: F401
+from .projection import (  # noqa: F401
+    Preview, apply, preview, project_new_workspace, read_state, recover_workspace, status,
+)
 
-import importlib
-
-_EXPORTS = {
-    "Pack": ("pack", "Pack"), "Sticker": ("pack", "Sticker"), "read_pack_dir": ("pack", "read_dir"),
-    "DEFAULT_PACK": ("library", "DEFAULT_PACK"), "get_pack": ("library", "get"),
-    "list_packs": ("library", "list_packs"), "import_pack": ("library", "import_pack"),
-    "builtin_ids": ("library", "builtin_ids"),
-    "Preview": ("projection", "Preview"), "preview": ("projection", "preview"), "apply": ("projection", "apply"),
-    "status": ("projection", "status"), "recover_workspace": ("projection", "recover_workspace"),
-    "read_state": ("projection", "read_state"), "project_new_workspace": ("projection", "project_new_workspace"),
-}
-
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str):
-    try:
-        module, attr = _EXPORTS[name]
-    except KeyError:
-        raise AttributeError(f"module 'openalice.stickers' has no attribute {name!r}") from None
-    value = getattr(importlib.import_module(f".{module}", __name__), attr)
-    globals()[name] = value
-    return value
+__all__ = ["DEFAULT_PACK", "builtin_ids", "get_pack", "import_pack", "list_packs", "Pack", "Sticker",
+           "read_pack_dir", "Preview", "apply", "preview", "project_new_workspace", "read_state",
+           "recover_workspace", "status"]

@@ -89,11 +89,7 @@ def read_current(pack_id: str) -> dict | None:
 
     if not isinstance(data, dict):
         raise bad("must be a JSON object")
-    keys = {"schemaVersion", "id", "revision", "importedAt"}
-    for key in sorted(keys - set(data)):
-        raise bad("missing", key)
-    for key in sorted(set(data) - keys):
-        raise bad("unknown key", key)
+    packs.check_keys(data, {"schemaVersion", "id", "revision", "importedAt"}, bad)
     if data["schemaVersion"] != CURRENT_VERSION:
         raise bad(f"unsupported schemaVersion {data['schemaVersion']!r}", "schemaVersion")
     if data["id"] != pack_id:

@@ -39,7 +39,7 @@ from openalice.core.errors import InvalidInput
 
 __all__ = ["Sticker", "Pack", "SCHEMA_VERSION", "ID_RE", "FILE_RE", "VERSION_RE", "REVISION_RE",
            "MAX_IMAGE_BYTES", "MAX_STICKERS", "MAX_PACK_BYTES", "MAX_MANIFEST_BYTES", "SKILL_NAME",
-           "parse_manifest", "image_kind", "build", "read_dir", "render_skill"]
+           "parse_manifest", "image_kind", "build", "read_dir", "render_skill", "check_keys"]
 
 SCHEMA_VERSION = 1
 ID_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,63}\Z")
@@ -93,6 +93,14 @@ class Pack:
                 "source": self.source, "stickers": len(self.stickers), "bytes": self.bytes}
 
 
+def check_keys(doc: dict, keys: set[str], bad: Callable[[str, str], InvalidInput], prefix: str = "") -> None:
+    """Refuse a missing or an unknown key (``bad(reason, field)`` builds the error)."""
+    for key in sorted(keys - set(doc)):
+        raise bad("missing", prefix + key)
+    for key in sorted(set(doc) - keys):
+        raise bad("unknown key", prefix + key)
+
+
 def _bad(reason: str, file, field: str | None = None, code: str = "invalid_pack") -> InvalidInput:
     return InvalidInput(reason, file=file, field=field, code=code)
 
@@ -122,11 +130,7 @@ def parse_manifest(data: bytes, *, file) -> dict:
         raise _bad("malformed JSON: nested too deeply", file, code="malformed_json") from None
     if not isinstance(doc, dict):
         raise _bad("must be a JSON object", file)
-    keys = {"schemaVersion", "id", "name", "version", "stickers"}
-    for key in sorted(keys - set(doc)):
-        raise _bad("missing", file, key)
-    for key in sorted(set(doc) - keys):
-        raise _bad("unknown key", file, key)
+    check_keys(doc, {"schemaVersion", "id", "name", "version", "stickers"}, lambda r, f: _bad(r, file, f))
     if doc["schemaVersion"] != SCHEMA_VERSION or isinstance(doc["schemaVersion"], bool):
         raise _bad(f"unsupported schemaVersion {doc['schemaVersion']!r} (expected 1)", file, "schemaVersion")
     pack_id = _text(doc["id"], file, "id", 64, ID_RE)
@@ -143,10 +147,7 @@ def parse_manifest(data: bytes, *, file) -> dict:
         where = f"stickers/{n}"
         if not isinstance(item, dict):
             raise _bad("must be an object with file and description", file, where)
-        for key in sorted({"file", "description"} - set(item)):
-            raise _bad("missing", file, f"{where}/{key}")
-        for key in sorted(set(item) - {"file", "description"}):
-            raise _bad("unknown key", file, f"{where}/{key}")
+        check_keys(item, {"file", "description"}, lambda r, f: _bad(r, file, f), prefix=f"{where}/")
         name_ = _text(item["file"], file, f"{where}/file", 84, FILE_RE)
         folded = name_.casefold()
         if folded in seen:

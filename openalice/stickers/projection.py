@@ -46,7 +46,7 @@ from typing import Any, Sequence
 
 from openalice import managed
 from openalice.core import clock, fs, git
-from openalice.core.errors import AliceError, Conflict, InvalidInput, Unavailable, UsageError
+from openalice.core.errors import AliceError, Conflict, InvalidInput, UsageError
 from openalice.harness.upgrade import SKILL_MIRROR, SKILL_MIRRORS, SKILL_PRIMARY, skill_targets, skill_trees
 
 from . import library
@@ -108,11 +108,7 @@ def read_state(root: os.PathLike | str) -> dict | None:
 
     if not isinstance(data, dict):
         raise bad("must be a JSON object")
-    keys = {"schemaVersion", "enabled", "packId", "revision", "files"}
-    for key in sorted(keys - set(data)):
-        raise bad("missing", key)
-    for key in sorted(set(data) - keys):
-        raise bad("unknown key", key)
+    packs.check_keys(data, {"schemaVersion", "enabled", "packId", "revision", "files"}, bad)
     if data["schemaVersion"] != STATE_VERSION or isinstance(data["schemaVersion"], bool):
         raise bad(f"unsupported schemaVersion {data['schemaVersion']!r}", "schemaVersion")
     if not isinstance(data["enabled"], bool):
@@ -154,11 +150,9 @@ def check_layout(root: os.PathLike | str) -> None:
 
 
 def _root(ws) -> Path:
-    root = Path(ws.path)
-    if not (root / ".alice").is_dir():
-        raise Unavailable(f"workspace '{ws.id}' is not available: {root} (or its .alice/) is missing",
-                          code="workspace_unavailable", file=root)
-    return root
+    from openalice.workspaces.registry import available_root
+
+    return available_root(ws)
 
 
 # -- recovery ---------------------------------------------------------------------------------------
