@@ -47,18 +47,21 @@ def cmd_serve(args: argparse.Namespace, ctx: Context) -> int:
 
     gateway = Gateway(host=args.host, port=args.port, allow_remote=args.allow_remote,
                       log=ctx.stderr)
-    if ctx.json:
-        ctx.stdout.write(json.dumps({"url": gateway.url, "host": gateway.host,
-                                     "port": gateway.port, "pid": os.getpid()}) + "\n")
-    else:
-        ctx.stdout.write(gateway.url + "\n")
-    ctx.stdout.flush()
-    if gateway.remote:
-        ctx.warn(f"listening on {args.host}, which is not a loopback address: anyone who can "
-                 "reach it and learns the token can read your inbox and change your issues")
-    if args.open:
-        import webbrowser
 
-        if not webbrowser.open(gateway.url):
-            ctx.warn("could not open a browser; open the URL above by hand")
-    return gateway.serve_until_signalled()
+    def ready() -> None:
+        if ctx.json:
+            ctx.stdout.write(json.dumps({"url": gateway.url, "host": gateway.host,
+                                         "port": gateway.port, "pid": os.getpid()}) + "\n")
+        else:
+            ctx.stdout.write(gateway.url + "\n")
+        ctx.stdout.flush()
+        if gateway.remote:
+            ctx.warn(f"listening on {args.host}, which is not a loopback address: anyone who can "
+                     "reach it and learns the token can read your inbox and change your issues")
+        if args.open:
+            import webbrowser
+
+            if not webbrowser.open(gateway.url):
+                ctx.warn("could not open a browser; open the URL above by hand")
+
+    return gateway.serve_until_signalled(on_ready=ready)

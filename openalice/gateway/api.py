@@ -263,8 +263,9 @@ class Api:
                                 code="bad_field", field="models")
             checked = [check_param("model", text_value(m, "models", max_chars=200),
                                    field="models") for m in models]
+            # Positionals right after the id: argparse ends a nargs="*" at the first flag.
             return self.passthrough(req, "harness-adapter",
-                                    ["set-models", adapter, "--json", *checked])
+                                    ["set-models", adapter, *checked, "--json"])
         if action == "config":
             only("config")
             config = data.get("config")
@@ -285,7 +286,7 @@ class Api:
                     raise HttpError(400, f"config value of {key!r} must be a string, a number "
                                          "or null", code="bad_field", field="config")
             return self.passthrough(req, "harness-adapter",
-                                    ["config", adapter, "--json", *unsets, *sets])
+                                    ["config", adapter, *sets, *unsets, "--json"])
         if action == "set-secret":
             only("key", "value", "force")
             key = check_param("env_name", data.get("key") or "", field="key")

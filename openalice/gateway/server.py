@@ -19,7 +19,7 @@ import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import TextIO
+from typing import Callable, TextIO
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from openalice.core.errors import Unavailable, UsageError
@@ -136,7 +136,7 @@ class Gateway:
 
     def start(self) -> "Gateway":
         """Serve from a background thread (tests, ``serve_until_signalled``)."""
-        self._thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.2},
+        self._thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05},
                                         name="openalice-gateway", daemon=True)
         self._thread.start()
         return self
@@ -159,8 +159,12 @@ class Gateway:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def serve_until_signalled(self) -> int:
-        """Serve until SIGINT or SIGTERM, then shut down cleanly; returns 0."""
+    def serve_until_signalled(self, on_ready: Callable[[], None] | None = None) -> int:
+        """Serve until SIGINT or SIGTERM, then shut down cleanly; returns 0.
+
+        ``on_ready`` runs once the handlers are installed and the server
+        accepts (the CLI prints the URL there, so a signal sent as soon as the
+        URL is read is already a clean stop)."""
         done = threading.Event()
 
         def on_signal(signum, frame) -> None:
@@ -169,6 +173,8 @@ class Gateway:
         previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
         try:
             self.start()
+            if on_ready is not None:
+                on_ready()
             while not done.wait(0.5):
                 if self._thread is not None and not self._thread.is_alive():
                     break
