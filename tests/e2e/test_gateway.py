@@ -297,7 +297,7 @@ def test_issue_create_update_and_run_now_from_outside_every_workspace(served, ho
     runs = served.get("/api/runs").json()["runs"]
     assert task in [run["taskId"] for run in runs]
     r = served.get(f"/api/runs/{task}")
-    assert r.status == 200 and r.json()["taskId"] == task
+    assert r.status == 200 and conforms("schedule-run", r.json())["task"]["taskId"] == task
 
 
 def test_the_journal_streams_new_facts(served, home, cli):
