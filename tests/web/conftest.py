@@ -56,9 +56,14 @@ class Page:
         return self.driver.find_elements(By.CSS_SELECTOR, selector)
 
     def view(self, name: str) -> None:
+        """Show a view and wait until its data has arrived (no API call in flight)."""
         self.js("location.hash = arguments[0]", "#" + name)
         self.wait(lambda: self.js("return !document.getElementById('view-' + arguments[0]).hidden",
                                   name), what=f"view {name}")
+        self.settle()
+
+    def settle(self) -> None:
+        self.wait(lambda: self.js("return window.openaliceBusy === 0"), what="API calls to finish")
 
     def console(self) -> list:
         try:
