@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 BENCH_VENV ?= .venv-bench
 PYTEST_ARGS ?=
 
-.PHONY: test demo bench install venv clean
+.PHONY: test demo bench install venv clean screenshots
 
 $(BIN)/.installed: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -17,10 +17,16 @@ venv: $(BIN)/.installed
 
 test: $(BIN)/.installed
 	@if command -v npm >/dev/null 2>&1; then scripts/setup-agent-clis || echo "warning: setup-agent-clis failed; the realcli tests will report why" >&2; fi
+	@scripts/setup-browser || echo "warning: no Chromium; the browser tests (tests/web) will say why they skip" >&2
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 demo: $(BIN)/.installed
 	$(BIN)/python scripts/demo.py
+
+# Each view of the web page (alice serve) in headless Chromium → docs/img/web-*.png
+screenshots: $(BIN)/.installed
+	scripts/setup-browser
+	$(BIN)/python scripts/screenshots.py
 
 # Peers (PyYAML, jsonschema, croniter) live only in the bench environment.
 bench:
