@@ -27,7 +27,8 @@ MAX_SECRET_CHARS = 64 * 1024
 
 
 class Request:
-    __slots__ = ("method", "segments", "query", "headers", "body", "params", "spawned")
+    __slots__ = ("method", "segments", "query", "headers", "body", "params", "spawned",
+                 "cli_seconds")
 
     def __init__(self, method: str, segments: Sequence[str], query: list[tuple[str, str]],
                  headers, body: bytes = b"") -> None:
@@ -38,6 +39,7 @@ class Request:
         self.body = body
         self.params: dict[str, str] = {}
         self.spawned = 0
+        self.cli_seconds = 0.0  # time spent in children (Server-Timing)
 
 
 class Response:
@@ -193,7 +195,9 @@ class Api:
     def call(self, request: Request, tool: str, args: Sequence[str], *,
              stdin: bytes | None = None) -> CliResult:
         request.spawned += 1
-        return self.runner.run(tool, args, stdin=stdin)
+        result = self.runner.run(tool, args, stdin=stdin)
+        request.cli_seconds += result.seconds
+        return result
 
     def passthrough(self, request: Request, tool: str, args: Sequence[str], *,
                     stdin: bytes | None = None) -> Response:

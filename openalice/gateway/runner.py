@@ -97,8 +97,8 @@ class CliRunner:
             timeout: float | None = None) -> CliResult:
         """Run one verb to completion and capture its output."""
         limit = self.timeout if timeout is None else timeout
-        started = time.monotonic()
         with self._slots:
+            started = time.monotonic()
             child = self._start(tool, args, stdin=subprocess.PIPE if stdin is not None
                                 else subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE)
@@ -111,7 +111,8 @@ class CliRunner:
                 code = TIMED_OUT
             finally:
                 self._forget(child)
-        return CliResult(tool, args, code, out or b"", err or b"", time.monotonic() - started)
+            seconds = time.monotonic() - started
+        return CliResult(tool, args, code, out or b"", err or b"", seconds)
 
     def follow(self, tool: str, args: Sequence[str]) -> subprocess.Popen:
         """Start a long-lived child whose stdout the caller streams (SSE).

@@ -247,6 +247,11 @@ class _Handler(BaseHTTPRequestHandler):
             status = self._stream(gateway, request, response)
         else:
             status = response.status
+            if request is not None and request.spawned:
+                # What the CLI took, and what the gateway added around it (bench/bench_gateway.py).
+                cli_ms = request.cli_seconds * 1000
+                own_ms = (time.monotonic() - started) * 1000 - cli_ms
+                response.headers["Server-Timing"] = f"cli;dur={cli_ms:.2f}, gateway;dur={own_ms:.2f}"
             self._send(response, json_api=path.startswith("/api/"))
         spawned = request.spawned if request is not None else 0
         gateway.log(f'{self.client_address[0]} "{self.command} {path[:200]}" {status} '
