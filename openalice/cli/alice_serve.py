@@ -4,17 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._dispatch import Context, add_verb
-
-
-def _port(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError("must be 0-65535 (0 picks a free port)")
-    return value
+from ._dispatch import Context, add_verb, int_in_range
 
 
 def register(sub, common) -> None:
@@ -29,7 +19,7 @@ def register(sub, common) -> None:
                     "See docs/web.md.",
         examples="  alice serve\n  alice serve --port 8765 --open\n  alice serve --port 0 --json\n"
                  "  alice serve --host 0.0.0.0 --allow-remote   # prints a warning")
-    p.add_argument("--port", type=_port, default=8765,
+    p.add_argument("--port", type=int_in_range(0, 65535, "0 picks a free port"), default=8765,
                    help="the port (default 8765; 0 picks a free one)")
     p.add_argument("--host", default="127.0.0.1",
                    help="the address to listen on (default 127.0.0.1; loopback only unless "

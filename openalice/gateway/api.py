@@ -349,52 +349,38 @@ class Api:
             "run-now", req.params["issue"], f"--workspace={req.params['workspace']}", "--json"])
 
     # -- runs and health --------------------------------------------------------------------
+    @staticmethod
+    def _flags(q: Query, **kinds: str) -> list[str]:
+        """``--key=value`` for each query value given, checked as its ``kind``."""
+        return [f"--{key}={value}" for key, kind in kinds.items()
+                if (value := q.text(key, kind)) is not None]
+
     def route_runs(self, req: Request, q: Query) -> Response:
         args = ["runs", "--json", f"--limit={q.integer('limit', low=1, high=1000, default=50)}"]
-        before = q.text("before", "task")
-        if before:
-            args.append(f"--before={before}")
         status = q.choice("status", RUN_STATUSES)
-        if status:
-            args.append(f"--status={status}")
-        workspace = q.text("workspace", "workspace")
-        if workspace:
-            args.append(f"--workspace={workspace}")
-        issue = q.text("issue", "issue")
-        if issue:
-            if not workspace:
-                raise HttpError(400, "issue needs workspace", code="missing_field",
-                                field="workspace")
-            args.append(f"--issue={issue}")
+        args += self._flags(q, before="task") + ([f"--status={status}"] if status else [])
+        args += self._flags(q, workspace="workspace", issue="issue")
+        if q.has("issue") and not q.has("workspace"):
+            raise HttpError(400, "issue needs workspace", code="missing_field", field="workspace")
         return self.passthrough(req, "alice-schedule", args)
 
     def route_run_show(self, req: Request, q: Query) -> Response:
         return self.passthrough(req, "alice-schedule", ["run", req.params["task"], "--json"])
 
     def route_health(self, req: Request, q: Query) -> Response:
-        args = ["health", "--json"]
-        workspace = q.text("workspace", "workspace")
-        if workspace:
-            args.append(f"--workspace={workspace}")
-        return self.passthrough(req, "alice-schedule", args)
+        return self.passthrough(req, "alice-schedule",
+                                ["health", "--json", *self._flags(q, workspace="workspace")])
 
     # -- inbox ------------------------------------------------------------------------------
     def route_inbox_list(self, req: Request, q: Query) -> Response:
         args = ["list", "--json", f"--limit={q.integer('limit', low=1, high=1000, default=50)}"]
-        before = q.text("before", "entry")
-        if before:
-            args.append(f"--before={before}")
-        if q.flag("unread"):
-            args.append("--unread")
-        workspace = q.text("workspace", "workspace")
-        if workspace:
-            args.append(f"--workspace={workspace}")
+        args += self._flags(q, before="entry") + (["--unread"] if q.flag("unread") else [])
+        args += self._flags(q, workspace="workspace")
         return self.passthrough(req, "alice-inbox", args)
 
     def route_inbox_count(self, req: Request, q: Query) -> Response:
-        workspace = q.text("workspace", "workspace")
-        return self.passthrough(req, "alice-inbox", ["count", "--json"]
-                                + ([f"--workspace={workspace}"] if workspace else []))
+        return self.passthrough(req, "alice-inbox",
+                                ["count", "--json", *self._flags(q, workspace="workspace")])
 
     def route_inbox_mark_all_read(self, req: Request, q: Query) -> Response:
         data = json_body(req.body, allowed=("workspace",))

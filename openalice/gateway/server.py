@@ -32,6 +32,7 @@ from .runner import CliRunner
 __all__ = ["Gateway", "MAX_BODY_BYTES"]
 
 MAX_BODY_BYTES = 2 * 1024 * 1024
+_DRAIN_LIMIT = 8 * 1024 * 1024  # a larger body is not read at all: the connection is closed
 HEARTBEAT_SECONDS = 15.0
 _WILDCARDS = ("0.0.0.0", "::", "")
 
@@ -271,6 +272,13 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(raw)
         if length > MAX_BODY_BYTES:
             self.close_connection = True
+            if length <= _DRAIN_LIMIT:
+                # Read it away first, so the client is not cut off mid-send and sees the 413.
+                while length > 0:
+                    chunk = self.rfile.read(min(length, 65536))
+                    if not chunk:
+                        break
+                    length -= len(chunk)
             raise HttpError(413, f"the body exceeds {MAX_BODY_BYTES} bytes", code="too_large")
         return self.rfile.read(length) if length else b""
 
