@@ -86,6 +86,11 @@ def test_first_line_is_the_url_and_the_token_becomes_a_cookie(served):
     page = served.get("/", auth="cookie")
     assert page.status == 200 and b"<title>OpenAlice</title>" in page.body
     assert served.get("/api/inbox", auth=None).status == 401
+    assert served.post("/api/inbox/mark-all-read", state=False).status == 403
+    time.sleep(0.1)
+    log = served.log.splitlines()
+    assert '"GET /api/inbox" 401 ' in log[-2] and log[-2].endswith(" cli=0")
+    assert '"POST /api/inbox/mark-all-read" 403 ' in log[-1] and log[-1].endswith(" cli=0")
     assert served.token not in served.log
 
 
@@ -142,6 +147,15 @@ def test_cli_errors_map_to_statuses_with_the_clis_envelope(served, home):
         assert err["exit"] == 2
         if code:
             assert err["code"] == code, (path, err)
+
+
+def test_inbox_pages_newest_first(served, home, cli):
+    ids = [home["entry"]] + [cli("alice-inbox", "push", "--body", f"n{i}", "--workspace", "notes",
+                                 "--json").json()["id"] for i in range(3)]
+    first = served.get("/api/inbox?limit=3").json()
+    assert [e["id"] for e in first["entries"]] == ids[::-1][:3] and first["hasMore"] is True
+    rest = served.get(f"/api/inbox?limit=3&before={first['nextBefore']}").json()
+    assert [e["id"] for e in rest["entries"]] == [ids[0]] and rest["hasMore"] is False
 
 
 def test_inbox_triage_round_trip(served, home, cli):
