@@ -7,6 +7,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -394,3 +395,16 @@ def test_a_busy_port_is_exit_3(home, cli):
         r = cli("alice", "serve", "--port", str(s.port), "--json")
         assert r.returncode == 3
         assert conforms("error", r.json())["error"]["code"] == "listen_failed"
+
+
+def test_serve_help_imports_no_gateway_module(cli):
+    code = ("import sys, io, contextlib\n"
+            "from openalice.cli import alice\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    alice.main(['serve', '--help'])\n"
+            "print(sorted(m for m in sys.modules if m.startswith('openalice.gateway')))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=cli.env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[]"
+    r = cli("alice", "serve", "--help")
+    assert r.returncode == 0 and "examples:" in r.stdout and "--allow-remote" in r.stdout
