@@ -17,12 +17,12 @@ from __future__ import annotations
 import difflib
 import os
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Iterator, Mapping
 
 from openalice.core import fs
 from openalice.core.errors import InvalidInput, NotFound
+from openalice.core.resources import schema_validator
 
 __all__ = [
     "CATALOG_VERSION", "STREAM_FORMATS", "DEFAULT_STREAM", "Problem", "AdapterEntry", "Catalog",
@@ -172,13 +172,6 @@ def _same_file_key(path: Path) -> str:
     return os.path.realpath(path)
 
 
-@lru_cache(maxsize=None)
-def schema_validator(name: str):
-    """The compiled validator for ``spec/<name>.schema.json`` (compiled once per process)."""
-    from openalice.core.resources import schema
-    from openalice.core.schema import Validator
-
-    return Validator(schema(name), source=f"spec/{name}.schema.json")
 
 
 def catalog_problems(document: object, path: os.PathLike | str) -> list[Problem]:

@@ -18,7 +18,7 @@ from typing import Iterable
 
 from .catalog import AdapterEntry
 from .invoke import DEFAULT_TIMEOUT, WrapperRun, known_secret_values, run_wrapper
-from .redact import summarize
+from openalice.core.redact import summarize
 
 __all__ = ["HEALTHY", "DOWN", "UNKNOWN", "DEFAULT_CONCURRENCY", "HealthResult", "probe",
            "probe_many", "interpret"]

@@ -27,7 +27,7 @@ from openalice.core.errors import AliceError, InvalidInput, Unavailable
 
 from .catalog import AdapterEntry, schema_validator
 from .invoke import DEFAULT_TIMEOUT, known_secret_values, run_wrapper
-from .redact import summarize
+from openalice.core.redact import summarize
 
 __all__ = ["CACHE_VERSION", "TTL", "MAX_LIST_OUTPUT", "ModelList", "cache_path", "parse_model_list",
            "read_cache", "cached_models", "available_models"]

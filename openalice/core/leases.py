@@ -15,14 +15,16 @@ from __future__ import annotations
 
 import os
 import socket
+import time
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Callable
 
 from . import clock, fs, proc
 from .errors import Busy, InvalidInput
 
-__all__ = ["Lease", "LeaseLost", "acquire", "renew", "release", "check", "read"]
+__all__ = ["Lease", "LeaseLost", "acquire", "acquire_waiting", "renew", "release", "check", "read"]
 
 
 class LeaseLost(Busy):
@@ -87,6 +89,25 @@ def acquire(path: os.PathLike | str, owner: str, ttl: float, *, now: datetime,
                       expiresAt=clock.to_iso(now + timedelta(seconds=ttl)), generation=generation)
         fs.atomic_write_json(target, lease.record(), mode=0o600)
         return lease
+
+
+def acquire_waiting(path: os.PathLike | str, owner: str, ttl: float, *,
+                    now: Callable[[], datetime], wait: float, poll: float = 0.05) -> Lease:
+    """:func:`acquire`, queueing behind the holder for up to ``wait`` seconds.
+
+    For operations that must be serialized rather than refused (a second
+    ``studio stop`` waits for the first).  ``now`` is called on every try, so
+    an expiry that passes while we wait counts.  Still :class:`Busy` after
+    ``wait``.
+    """
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            return acquire(path, owner, ttl, now=now())
+        except Busy:
+            if time.monotonic() >= deadline:
+                raise
+        time.sleep(poll)
 
 
 def check(lease: Lease) -> None:

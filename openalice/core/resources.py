@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .errors import OperationalError
 
-__all__ = ["data_root", "data_path", "load_json", "schema"]
+__all__ = ["data_root", "data_path", "load_json", "schema", "schema_validator"]
 
 _KINDS = ("default", "presets", "spec")
 
@@ -48,3 +48,11 @@ def load_json(kind: str, *parts: str) -> object:
 def schema(name: str) -> dict:
     """The JSON Schema ``spec/<name>.schema.json``."""
     return load_json("spec", f"{name}.schema.json")
+
+
+@lru_cache(maxsize=None)
+def schema_validator(name: str):
+    """The compiled validator for ``spec/<name>.schema.json`` (compiled once per process)."""
+    from .schema import Validator
+
+    return Validator(schema(name), source=f"spec/{name}.schema.json")

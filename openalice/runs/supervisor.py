@@ -52,39 +52,16 @@ _TERMINAL = ("done", "failed", "interrupted")
 def launch(task_id: str) -> int:
     """Start a detached supervisor for ``task_id`` and return its pid at once.
 
-    The supervisor runs in a new session (no terminal, immune to the caller's
-    exit) with stdin from /dev/null and its own diagnostics appended to
-    ``<task_dir>/supervisor.log``.  ``cwd`` is the directory holding the
-    ``openalice`` package, so ``-m`` finds it whether the toolkit is installed
-    or run from a checkout, without touching PYTHONPATH (which the agent would
-    inherit).
+    The supervisor runs detached (:func:`openalice.core.proc.launch_detached`)
+    with its own diagnostics appended to ``<task_dir>/supervisor.log``.
     """
-    import subprocess
-
-    from openalice.core import fs
+    from openalice.core import fs, proc
     from openalice.runs import tasks
 
     _check_task_id(task_id)
     directory = fs.ensure_dir(tasks.task_dir(task_id), 0o700)
-    package_parent = Path(__file__).resolve().parent.parent.parent
-    log = open(directory / "supervisor.log", "ab")
-    try:
-        child = subprocess.Popen(
-            [sys.executable, "-m", "openalice.runs.supervisor", task_id],
-            cwd=package_parent, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-            start_new_session=True, close_fds=True)
-    finally:
-        log.close()
-    # Reaped by nobody when the caller is a long-lived process: a zombie keeps
-    # its pid, but the supervisor's own record (pid + start token) is what
-    # liveness checks read, and a zombie has no start token.
-    _detach(child)
-    return child.pid
-
-
-def _detach(child) -> None:
-    """Let a thread reap ``child`` so a long-lived caller keeps no zombie."""
-    threading.Thread(target=child.wait, name=f"reap-{child.pid}", daemon=True).start()
+    return proc.launch_detached("openalice.runs.supervisor", [task_id],
+                                log_path=directory / "supervisor.log")
 
 
 def _check_task_id(task_id: str) -> str:

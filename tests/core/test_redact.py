@@ -2,7 +2,7 @@
 
 import pytest
 
-from openalice.adapters.redact import REDACTED, redact, summarize
+from openalice.core.redact import REDACTED, redact, summarize
 
 
 @pytest.mark.parametrize("text, secret", [

@@ -1,9 +1,10 @@
-"""Scrub credentials out of text a wrapper printed before anyone sees it.
+"""Scrub credentials out of text another program printed before anyone sees it.
 
 Provider error text is a known leak path (a health payload echoing the key
-it was given), so every reason that comes from a wrapper passes through
-:func:`summarize`: known secret values are replaced first, then anything that
-looks like a credential, then the text is cut to a short single line.
+it was given), so every reason that comes from an adapter wrapper passes
+through :func:`summarize`: known secret values are replaced first, then
+anything that looks like a credential, then the text is cut to a short single
+line.  :func:`redact` is the same scrub without the cut (Studio logs use it).
 """
 
 from __future__ import annotations

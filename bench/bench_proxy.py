@@ -1,0 +1,203 @@
+"""Studio proxy throughput and latency: through `alice-harness proxy` vs direct to the app, and vs nginx.
+
+The upstream is the toy Studio of the test suite (tests/fixtures/studio_app), started for real with
+`alice-harness studio start`.  Three ways to reach it:
+
+  direct   the app's own loopback port
+  proxy    `alice-harness proxy` with the surface's Host header (the product)
+  nginx    Debian's nginx as a reverse proxy on loopback (upstream keepalive, proxy_buffering off), if installed
+
+Load comes from `wrk` (C; `apt-get install wrk`) when present, else from a Python thread client (which then
+shares the two cores with what it measures: its figures say so).  Two payloads: a 26-byte reply (`/small`)
+and a 10 MiB chunked stream (`/stream`); 1 and 16 concurrent connections.  Goals (issue 13): >= 50% of direct
+throughput for small replies, >= 80% for the streamed body, p99 overhead <= 5 ms.
+
+    python bench/bench_proxy.py [--seconds 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from _common import REPO, isolated_env, report, tool
+
+APP = REPO / "tests" / "fixtures" / "studio_app"
+TEN_MIB = 10 * 1024 * 1024
+PAYLOADS = {"small": "/small", "stream 10 MiB": f"/stream?bytes={TEN_MIB}"}
+NGINX_CONF = """
+worker_processes 1;
+pid {prefix}/nginx.pid;
+error_log {prefix}/error.log warn;
+events {{ worker_connections 1024; }}
+http {{
+  access_log off;
+  upstream toy {{ server 127.0.0.1:{upstream}; keepalive 32; }}
+  server {{
+    listen 127.0.0.1:{port};
+    location / {{
+      proxy_pass http://toy;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_set_header Host 127.0.0.1:{upstream};
+      proxy_set_header Authorization "";
+      proxy_set_header Cookie "";
+      proxy_buffering off;
+      proxy_buffer_size 256k;
+      proxy_buffers 8 256k;
+      proxy_busy_buffers_size 512k;
+      proxy_request_buffering off;
+    }}
+  }}
+}}
+"""
+
+
+def _free_port() -> int:
+    sys.path.insert(0, str(REPO))
+    from openalice.studio import ports
+
+    return ports.allocate(["x"])["x"]
+
+
+def _unit(value: str) -> float:
+    """wrk's '312.00us' / '1.02ms' / '2.00s' in milliseconds."""
+    match = re.match(r"([\d.]+)(us|ms|s)", value)
+    number, unit = float(match.group(1)), match.group(2)
+    return number / 1000 if unit == "us" else number * 1000 if unit == "s" else number
+
+
+def run_wrk(port: int, host: str, path: str, connections: int, seconds: float) -> dict:
+    threads = 1 if connections == 1 else 2
+    out = subprocess.run(["wrk", "-t", str(threads), "-c", str(connections), "-d", f"{max(1, round(seconds))}s", "--latency", "--timeout", "30s",
+                          "-H", f"Host: {host}", f"http://127.0.0.1:{port}{path}"],
+                         capture_output=True, text=True, check=True).stdout
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+    p50 = _unit(re.search(r"\s50%\s+(\S+)", out).group(1))
+    p99 = _unit(re.search(r"\s99%\s+(\S+)", out).group(1))
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    socket_errors = re.search(r"Socket errors: (.*)", out)
+    if errors or socket_errors:
+        raise RuntimeError(f"wrk saw errors against {host}{path}:\n{out}")
+    return {"rps": rps, "p50": p50, "p99": p99}
+
+
+def run_python(port: int, host: str, path: str, connections: int, seconds: float) -> dict:
+    import http.client
+
+    latencies: list[float] = []
+    lock = threading.Lock()
+    deadline = time.monotonic() + seconds
+
+    def client() -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        mine = []
+        while time.monotonic() < deadline:
+            start = time.perf_counter()
+            conn.request("GET", path, headers={"Host": host})
+            response = conn.getresponse()
+            while response.read(1 << 20):
+                pass
+            if response.status != 200:
+                raise RuntimeError(f"status {response.status}")
+            mine.append((time.perf_counter() - start) * 1000)
+        conn.close()
+        with lock:
+            latencies.extend(mine)
+
+    workers = [threading.Thread(target=client) for _ in range(connections)]
+    begun = time.monotonic()
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    elapsed = time.monotonic() - begun
+    latencies.sort()
+    return {"rps": len(latencies) / elapsed, "p50": statistics.median(latencies),
+            "p99": latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seconds", type=float, default=5.0)
+    args = parser.parse_args()
+    load = run_wrk if shutil.which("wrk") else run_python
+    base = Path(tempfile.mkdtemp(prefix="bench-proxy-"))
+    env = isolated_env(base)
+    root = base / "toy"
+    shutil.copytree(APP, root)
+    manifest = json.loads((root / "harness.json").read_text())
+    manifest["capabilities"]["studio"]["command"][0] = sys.executable
+    (root / "harness.json").write_text(json.dumps(manifest))
+    started: list[subprocess.Popen] = []
+    try:
+        subprocess.run([tool("alice"), "workspace", "init", str(root), "--label", "toy"], env=env, check=True,
+                       capture_output=True)
+        status = json.loads(subprocess.run([tool("alice-harness"), "studio", "start", "--json"], cwd=root, env=env,
+                                           check=True, capture_output=True, text=True).stdout)
+        upstream = status["ports"]["http"]
+        proxy = subprocess.Popen([tool("alice-harness"), "proxy", "--port", "0", "--json", "--quiet"], env=env,
+                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        started.append(proxy)
+        proxy_port = json.loads(proxy.stdout.readline())["port"]
+        targets = {"direct": (upstream, f"127.0.0.1:{upstream}"),
+                   "proxy": (proxy_port, f"{status['host']}:{proxy_port}")}
+        nginx = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)
+        if nginx:
+            nginx_port = _free_port()
+            prefix = base / "nginx"
+            prefix.mkdir()
+            (prefix / "nginx.conf").write_text(NGINX_CONF.format(prefix=prefix, upstream=upstream, port=nginx_port))
+            server = subprocess.Popen([nginx, "-p", str(prefix), "-c", str(prefix / "nginx.conf"), "-g",
+                                       "daemon off;"], stderr=subprocess.DEVNULL)
+            started.append(server)
+            time.sleep(0.5)
+            targets["nginx"] = (nginx_port, f"127.0.0.1:{nginx_port}")
+        results: dict = {}
+        for payload, path in PAYLOADS.items():
+            for connections in (1, 16):
+                for name, (port, host) in targets.items():
+                    load(port, host, path, connections, 1.0)  # warm-up
+                    results[(payload, connections, name)] = load(port, host, path, connections, args.seconds)
+        rows = [("load generator", "wrk 4.1 (C)" if load is run_wrk else "Python threads (shares the CPU)"),
+                ("duration", f"{args.seconds:g} s per cell after a 1 s warm-up")]
+        for payload in PAYLOADS:
+            for connections in (1, 16):
+                direct = results[(payload, connections, "direct")]
+                for name in targets:
+                    cell = results[(payload, connections, name)]
+                    value = (f"{cell['rps']:.0f} req/s"
+                             + (f" ({cell['rps'] * TEN_MIB / 2**20:.0f} MiB/s)" if "stream" in payload else "")
+                             + f", p50 {cell['p50']:.2f} ms, p99 {cell['p99']:.2f} ms")
+                    if name != "direct":
+                        value += (f"; {cell['rps'] / direct['rps'] * 100:.0f}% of direct, "
+                                  f"p99 +{cell['p99'] - direct['p99']:.2f} ms")
+                    if name == "proxy" and "nginx" in targets:
+                        value += f"; {cell['rps'] / results[(payload, connections, 'nginx')]['rps']:.2f}x nginx"
+                    rows.append((f"{payload}, {connections} conn, {name}", value))
+        report("Studio proxy (bench/bench_proxy.py)", rows)
+        return 0
+    finally:
+        for process in started:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        subprocess.run([tool("alice-harness"), "studio", "stop", "--workspace", "toy"], env=env, capture_output=True)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,369 @@
+"""Start, stop, restart and inspect a workspace's Studio (the command side).
+
+    view = start(ws, now=now)                    # waits until ready or failed (wait=False: returns at once)
+    view = stop(ws, now=now)                     # route withdrawn, then the whole group: TERM, grace, KILL
+    view = restart(ws, now=now)                  # stop + start in one operation: a new generation and host
+    view = status(ws, now=now)                   # also reaps a generation whose supervisor died
+    require_idle(ws)                             # Busy unless no generation is live (for source upgrades)
+
+Operations on one workspace are serialized by its operation lease
+(:func:`openalice.core.leases.acquire_waiting`: a second command queues behind
+the first).  Every command first *reconciles*: a live-looking record whose
+supervisor is gone (SIGKILLed, machine restarted) has its route withdrawn and
+every process of its group stopped, and reads ``failed`` with
+``errorCode: supervisor_lost``.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from contextlib import contextmanager
+from datetime import datetime
+
+from openalice.core.errors import Busy
+
+__all__ = ["READY_TIMEOUT", "GRACE", "LEASE_WAIT", "start", "stop", "restart", "status", "logs",
+           "require_idle", "is_live", "terminate", "view"]
+
+READY_TIMEOUT = 60.0
+GRACE = 4.0                  # SIGTERM → SIGKILL, and SIGKILL → gone
+LEASE_WAIT = 30.0 + 2 * GRACE
+LEASE_TTL = 600.0
+WAIT_POLL = 0.05
+SUPERVISOR_EXIT_WAIT = 2.0   # after the group is gone, how long the supervisor gets to notice and exit
+WAIT_SLACK = 15.0            # a start waits this much beyond the readiness limit before giving up on the supervisor
+
+
+def terminate(pgid: int | None, token: str | None, *, grace: float = GRACE, proc=None) -> bool:
+    """Stop every process of group ``pgid`` (TERM, ``grace``, KILL, up to ``grace`` more).
+
+    Works after the leader (a wrapper script) has exited: the group id lives on
+    in its children.  A pid reused by another program is never signalled
+    (:func:`openalice.core.proc.group_is_ours`).  True if a process was signalled.
+    """
+    from openalice.core import proc as procs
+
+    if not pgid or not procs.group_is_ours(pgid, token) or not procs.group_members(pgid):
+        return False
+    procs.terminate_group(pgid, grace=grace, proc=proc, kill_wait=grace)
+    return True
+
+
+# -- reading ----------------------------------------------------------------------------------------
+
+def _supervisor_alive(record: dict) -> bool:
+    from openalice.core import proc
+
+    holder = record.get("supervisor") or {}
+    return proc.is_alive(holder.get("pid"), holder.get("startToken"))
+
+
+def is_live(record: dict) -> bool:
+    from openalice.studio.state import LIVE_PHASES
+
+    return record.get("phase") in LIVE_PHASES
+
+
+def _proxy_port() -> int | None:
+    """The port of a running ``alice-harness proxy`` on this machine, if any."""
+    from openalice.core import fs, proc
+    from openalice.core.errors import AliceError
+    from openalice.studio import state
+
+    try:
+        data = fs.read_json(state.proxy_path(), missing=None)
+    except AliceError:
+        return None
+    if not isinstance(data, dict) or not proc.is_alive(data.get("pid"), data.get("startToken")):
+        return None
+    port = data.get("port")
+    return port if isinstance(port, int) else None
+
+
+def view(ws_id: str, record: dict) -> dict:
+    """The ``studio-status`` document of a record."""
+    from openalice.studio import state
+
+    phase = record.get("phase")
+    host = record.get("host") if phase == "ready" else None
+    live = is_live(record)
+    out = {
+        "workspace": ws_id,
+        "phase": phase,
+        "generation": record.get("generation", 0),
+        "host": host,
+        "url": None,
+        "ports": (record.get("ports") or {}) if live else {},
+        "entryPort": (record.get("capability") or {}).get("entryPort"),
+        "pid": record.get("pid") if live else None,
+        "supervisorPid": (record.get("supervisor") or {}).get("pid") if live else None,
+        "error": record.get("error"),
+        "errorCode": record.get("errorCode"),
+        "exit": record.get("exit"),
+        "startedAt": record.get("startedAt"),
+        "readyAt": record.get("readyAt") if phase == "ready" else None,
+        "stoppedAt": record.get("stoppedAt"),
+        "logFile": str(state.log_path(ws_id)),
+    }
+    if host:
+        port = _proxy_port()
+        if port is not None:
+            out["url"] = f"http://{host}:{port}/"
+    return out
+
+
+# -- the operation lease and reconciliation -----------------------------------------------------------
+
+@contextmanager
+def _operation(ws_id: str, verb: str, now: datetime):
+    from openalice.core import fs, leases
+    from openalice.studio import state
+
+    fs.ensure_dir(state.workspace_dir(ws_id), 0o700)
+    try:
+        lease = leases.acquire_waiting(state.lease_path(ws_id), f"studio {verb} (pid {os.getpid()})", LEASE_TTL,
+                                       now=lambda: now, wait=LEASE_WAIT)
+    except Busy as exc:
+        raise Busy(f"another Studio operation on workspace {ws_id!r} is still running: {exc.message}",
+                   code="studio_busy", file=exc.file) from None
+    try:
+        yield lease
+    finally:
+        leases.release(lease)
+
+
+def _reconcile(ws_id: str, now: datetime, grace: float) -> dict:
+    """Reap a generation whose supervisor is gone; the record as it is now.  Caller holds the lease."""
+    from openalice.core import clock
+    from openalice.studio import state
+
+    record = state.read_state(ws_id)
+    if is_live(record) and not _supervisor_alive(record):
+        generation = record["generation"]
+        pid = (record.get("supervisor") or {}).get("pid")
+
+        def withdraw(current: dict):
+            if current.get("generation") != generation:
+                return None
+            state.withdraw_route(current.get("host"))
+            current["host"] = None
+            return current
+
+        state.update_state(ws_id, withdraw)
+        terminate(record.get("pid"), record.get("startToken"), grace=grace)
+        was = record["phase"]
+
+        def settle(current: dict):
+            if current.get("generation") != generation:
+                return None
+            if was == "stopping":
+                current.update(phase="stopped", error=None, errorCode=None)
+            else:
+                current.update(phase="failed", errorCode="supervisor_lost",
+                               error=f"the Studio supervisor (pid {pid}) ended unexpectedly; "
+                                     "its processes were stopped")
+            current.update(pid=None, host=None, stoppedAt=clock.to_iso(now))
+            return current
+
+        record = state.update_state(ws_id, settle)
+    elif not is_live(record) and record.get("pid"):
+        # A teardown that did not finish (the stopper was killed): finish it.
+        terminate(record.get("pid"), record.get("startToken"), grace=grace)
+        record = state.update_state(ws_id, lambda r: r.update(pid=None) or r
+                                    if r.get("generation") == record["generation"] else None)
+    return record
+
+
+def _teardown(ws_id: str, record: dict, now: datetime, grace: float) -> dict:
+    """Withdraw the route, stop the group, let the supervisor go; the record reads ``stopped``."""
+    from openalice.core import clock, proc
+    from openalice.studio import state
+
+    generation = record["generation"]
+
+    def mark(current: dict):
+        if current.get("generation") != generation:
+            return None
+        state.withdraw_route(current.get("host"))
+        current.update(phase="stopping", host=None)
+        return current
+
+    record = state.update_state(ws_id, mark)
+    terminate(record.get("pid"), record.get("startToken"), grace=grace)
+    holder = record.get("supervisor") or {}
+    if holder.get("pid") not in (None, os.getpid()):
+        deadline = time.monotonic() + SUPERVISOR_EXIT_WAIT
+        while proc.is_alive(holder.get("pid"), holder.get("startToken")) and time.monotonic() < deadline:
+            time.sleep(WAIT_POLL)
+        if proc.is_alive(holder.get("pid"), holder.get("startToken")):
+            try:
+                os.kill(holder["pid"], signal.SIGKILL)
+            except OSError:
+                pass
+
+    def settle(current: dict):
+        if current.get("generation") != generation:
+            return None
+        current.update(phase="stopped", pid=None, host=None, error=None, errorCode=None,
+                       stoppedAt=clock.to_iso(now))
+        return current
+
+    return state.update_state(ws_id, settle)
+
+
+# -- launching --------------------------------------------------------------------------------------
+
+def _launch(ws, manifest, capability, now: datetime, ready_timeout: float) -> int:
+    """Write the ``starting`` record of a new generation and start its supervisor; the generation."""
+    from openalice.core import clock, proc
+    from openalice.studio import state
+
+    me = {"pid": os.getpid(), "startToken": proc.start_token(os.getpid())}
+
+    def begin(current: dict):
+        return {
+            "schemaVersion": 1, "workspaceId": ws.id, "workspacePath": str(ws.root), "phase": "starting",
+            "generation": int(current.get("generation", 0)) + 1, "host": None, "ports": {}, "pid": None,
+            "startToken": None, "supervisor": me, "error": None, "errorCode": None, "exit": None,
+            "capability": capability.to_dict(), "manifestVersion": manifest.version,
+            "readyTimeout": ready_timeout, "startedAt": clock.to_iso(now), "readyAt": None, "stoppedAt": None,
+        }
+
+    record = state.update_state(ws.id, begin)
+    generation = record["generation"]
+    pid = proc.launch_detached("openalice.studio.supervisor",
+                               [ws.id, str(generation), str(os.getpid()), repr(float(ready_timeout))],
+                               log_path=state.supervisor_log_path(ws.id))
+    token = proc.start_token(pid)
+
+    def hand_over(current: dict):
+        if current.get("generation") != generation or (current.get("supervisor") or {}).get("pid") != me["pid"]:
+            return None  # the supervisor claimed it already (or the record moved on)
+        current["supervisor"] = {"pid": pid, "startToken": token}
+        return current
+
+    state.update_state(ws.id, hand_over)
+    return generation
+
+
+def _wait_for_outcome(ws_id: str, generation: int, ready_timeout: float, now: datetime, grace: float) -> dict:
+    """Poll the record until the generation is ready, failed or stopped (or moved on)."""
+    from openalice.studio import state
+
+    deadline = time.monotonic() + ready_timeout + WAIT_SLACK
+    while True:
+        record = state.read_state(ws_id)
+        if record.get("generation") != generation or record.get("phase") in ("ready", "failed", "stopped"):
+            return record
+        holder = record.get("supervisor") or {}
+        if holder.get("pid") != os.getpid() and not _supervisor_alive(record):
+            with _operation(ws_id, "reap", now):
+                return _reconcile(ws_id, now, grace)
+        if time.monotonic() >= deadline:
+            return record
+        time.sleep(WAIT_POLL)
+
+
+def _studio_of(ws):
+    from openalice.studio.manifest import load_manifest
+
+    manifest = load_manifest(ws.root)
+    return manifest, manifest.capability("studio")
+
+
+def _check_timeout(ready_timeout: float) -> float:
+    from openalice.core.errors import UsageError
+
+    if not isinstance(ready_timeout, (int, float)) or not (0 < ready_timeout <= 3600):
+        raise UsageError("--ready-timeout must be more than 0 and at most 3600 seconds", field="readyTimeout",
+                         code="usage")
+    return float(ready_timeout)
+
+
+# -- the verbs --------------------------------------------------------------------------------------
+
+def start(ws, *, now: datetime, ready_timeout: float = READY_TIMEOUT, wait: bool = True,
+          grace: float = GRACE) -> dict:
+    """Start the workspace's Studio (idempotent: a starting or ready generation is kept)."""
+    return _start_generation(ws, "start", now=now, ready_timeout=ready_timeout, wait=wait, grace=grace)
+
+
+def restart(ws, *, now: datetime, ready_timeout: float = READY_TIMEOUT, wait: bool = True,
+            grace: float = GRACE) -> dict:
+    """A new generation (new ports, new host); the old one is gone before the new one starts."""
+    return _start_generation(ws, "restart", now=now, ready_timeout=ready_timeout, wait=wait, grace=grace)
+
+
+def _start_generation(ws, verb: str, *, now: datetime, ready_timeout: float, wait: bool, grace: float) -> dict:
+    from openalice.studio import state
+
+    ready_timeout = _check_timeout(ready_timeout)
+    manifest, capability = _studio_of(ws)   # bad input: exit 2 before anything changes
+    with _operation(ws.id, verb, now):
+        record = _reconcile(ws.id, now, grace)
+        if verb == "start" and record.get("phase") in ("starting", "ready"):
+            generation = record["generation"]
+        else:
+            if is_live(record):
+                _teardown(ws.id, record, now, grace)
+            generation = _launch(ws, manifest, capability, now, ready_timeout)
+    if wait:
+        record = _wait_for_outcome(ws.id, generation, ready_timeout, now, grace)
+    else:
+        record = state.read_state(ws.id)
+    return view(ws.id, record)
+
+
+def stop(ws, *, now: datetime, grace: float = GRACE) -> dict:
+    """Stop the live generation, if any: route first, then every process of its group."""
+    with _operation(ws.id, "stop", now):
+        record = _reconcile(ws.id, now, grace)
+        if is_live(record):
+            record = _teardown(ws.id, record, now, grace)
+    return view(ws.id, record)
+
+
+def status(ws, *, now: datetime, grace: float = GRACE) -> dict:
+    """The current generation; a dead supervisor's leftovers are reaped first (unless another
+    operation holds the lease: then the record is reported as it is)."""
+    from openalice.core import leases
+    from openalice.studio import state
+
+    record = state.read_state(ws.id)
+    if (is_live(record) and not _supervisor_alive(record)) or (not is_live(record) and record.get("pid")):
+        try:
+            lease = leases.acquire(state.lease_path(ws.id), f"studio status (pid {os.getpid()})", LEASE_TTL,
+                                   now=now)
+        except Busy:
+            return view(ws.id, record)
+        try:
+            record = _reconcile(ws.id, now, grace)
+        finally:
+            leases.release(lease)
+    return view(ws.id, record)
+
+
+def logs(ws, *, limit: int | None = None) -> dict:
+    """The redacted tail of the workspace's Studio log (at most 64 KiB)."""
+    from openalice.studio import logfile as log_tools, state
+
+    record = state.read_state(ws.id)
+    shown = log_tools.tail(state.log_path(ws.id), limit or log_tools.TAIL_BYTES)
+    return {"workspace": ws.id, "generation": record.get("generation", 0), "phase": record.get("phase"),
+            **shown}
+
+
+def require_idle(ws) -> None:
+    """Raise :class:`Busy` (``studio_running``) while a generation of ``ws`` is live.
+
+    The check that source-backed upgrades make before they touch the work tree.
+    """
+    from openalice.studio import state
+
+    record = state.read_state(ws.id)
+    if is_live(record) and _supervisor_alive(record):
+        raise Busy(f"Studio of workspace {ws.id!r} is {record['phase']} (generation {record['generation']}); "
+                   f"stop it first: alice-harness studio stop --workspace {ws.id}", code="studio_running",
+                   details={"phase": record["phase"], "generation": record["generation"]})

@@ -1,0 +1,324 @@
+"""The Host-routing proxy, in process, in front of the real toy app (run directly, route published by hand)."""
+
+from __future__ import annotations
+
+import base64
+import http.client
+import json
+import os
+import socket
+import struct
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from openalice.studio import proxy, state
+
+from .conftest import APP, wait_until
+
+CANARY = "canary-9f2c"
+# The issue's list, spelled out here (not read from the code under test).
+STRIPPED = ["authorization", "connection", "cookie", "keep-alive", "proxy-authenticate", "proxy-authorization",
+            "te", "trailer", "transfer-encoding", "upgrade", "x-csrf-token", "x-openalice-token"]
+
+
+@pytest.fixture
+def upstream(tmp_path):
+    """The toy server on two fresh loopback ports (no supervisor): ``{"http": port, ...}``."""
+    from openalice.studio import ports
+
+    allocated = ports.allocate(["http", "api"])
+    env = {**os.environ, "HARNESS_PORTS": json.dumps(allocated), "HARNESS_HOST": "127.0.0.1"}
+    server = subprocess.Popen([sys.executable, str(APP / "server.py")], cwd=tmp_path, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+
+    def answers() -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", allocated["http"]), timeout=1):
+                return True
+        except OSError:
+            return False
+
+    try:
+        wait_until(answers, what="the toy server to listen")
+        yield allocated
+    finally:
+        from openalice.core import proc
+
+        os.killpg(server.pid, 9)
+        server.wait()
+        wait_until(lambda: not proc.group_members(server.pid), what="the toy server's group to end")
+
+
+def publish(port: int, *, workspace: str = "toy", host: str = "127.0.0.1") -> str:
+    surface = state.new_surface_id()
+    state.publish_route(surface, {"schemaVersion": 1, "host": state.host_for(surface), "workspaceId": workspace,
+                                  "generation": 1, "upstream": {"host": host, "port": port},
+                                  "supervisor": None, "publishedAt": "2026-12-01T00:00:00Z"})
+    return state.host_for(surface)
+
+
+@pytest.fixture
+def running_proxy():
+    servers = []
+
+    def start(**kwargs) -> proxy.SurfaceProxy:
+        server = proxy.make_server(0, verbose=False, **kwargs)
+        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+def raw_request(port: int, head: str, body: bytes = b"") -> tuple[int, dict, bytes]:
+    """Send exactly these bytes; parse the answer (Content-Length or chunked)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(head.encode("latin-1") + body)
+        reader = sock.makefile("rb")
+        response = http.client.HTTPResponse(sock)
+        response.fp = reader
+        response.begin()
+        return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
+
+
+def request(port: int, host: str, method: str = "GET", path: str = "/", headers: dict | None = None,
+            body: bytes | None = None):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        conn.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
+        conn.putheader("Host", host)
+        for name, value in (headers or {}).items():
+            conn.putheader(name, value)
+        if body is not None:
+            conn.putheader("Content-Length", str(len(body)))
+        conn.endheaders(body)
+        response = conn.getresponse()
+        return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
+    finally:
+        conn.close()
+
+
+def test_stripped_headers_never_reach_the_upstream(upstream, running_proxy):
+    server = running_proxy()
+    host = publish(upstream["http"])
+    public = f"http://{host}:{server.port}"
+    lines = [f"POST /echo HTTP/1.1", f"Host: {host}:{server.port}"]
+    for name in STRIPPED:
+        if name in ("connection", "upgrade", "transfer-encoding"):
+            continue
+        lines.append(f"{name}: {CANARY}-{name}")
+    lines += [f"Connection: keep-alive, X-Hop-Canary", f"X-Hop-Canary: {CANARY}-named-hop",
+              f"Upgrade: {CANARY}-upgrade", f"Transfer-Encoding: {CANARY}-te, chunked",
+              f"X-Forwarded-For: {CANARY}-xff", f"X-Forwarded-Host: {CANARY}-xfh",
+              f"Origin: {public}", f"Referer: {public}/page?q=1", "X-App-Header: kept-value"]
+    body = b"5\r\nhello\r\n0\r\n\r\n"
+    status, _headers, answer = raw_request(server.port, "\r\n".join(lines) + "\r\n\r\n", body)
+    assert status == 200
+    seen = json.loads(answer)
+    received = {k.lower(): v for k, v in seen["headers"]}
+    assert CANARY not in json.dumps(seen["headers"])
+    for name in STRIPPED + ["x-hop-canary"]:
+        assert name not in received or name == "transfer-encoding", name
+    assert received["host"] == f"127.0.0.1:{upstream['http']}"
+    assert received["origin"] == f"http://127.0.0.1:{upstream['http']}"
+    assert received["referer"] == f"http://127.0.0.1:{upstream['http']}/page?q=1"
+    assert received["x-forwarded-host"] == f"{host}:{server.port}"
+    assert received["x-app-header"] == "kept-value"
+    # The chunked body arrives whole, re-framed by the proxy (its own Transfer-Encoding, never the client's).
+    assert seen["body"] == "hello" and received.get("transfer-encoding") == "chunked"
+
+
+def test_each_stripped_header_alone_with_a_canary(upstream, running_proxy):
+    """One request per header, so no header hides behind another's removal."""
+    server = running_proxy()
+    host = publish(upstream["http"])
+    for name in STRIPPED:
+        value = f"{CANARY}-{name}"
+        if name == "connection":
+            value = f"close, {CANARY}"
+        elif name == "transfer-encoding":
+            value = f"{CANARY}-te"
+        head = f"GET /echo HTTP/1.1\r\nHost: {host}\r\n{name}: {value}\r\nConnection: close\r\n\r\n" \
+            if name != "connection" else f"GET /echo HTTP/1.1\r\nHost: {host}\r\n{name}: {value}\r\n\r\n"
+        status, _h, answer = raw_request(server.port, head)
+        assert status == 200, name
+        assert CANARY not in answer.decode(), name
+
+
+def test_a_foreign_origin_is_passed_unchanged(upstream, running_proxy):
+    server = running_proxy()
+    host = publish(upstream["http"])
+    status, _h, body = request(server.port, f"{host}:{server.port}", "GET", "/echo",
+                               {"Origin": "http://evil.example", "Referer": "http://evil.example/x"})
+    received = {k.lower(): v for k, v in json.loads(body)["headers"]}
+    assert status == 200
+    assert received["origin"] == "http://evil.example" and received["referer"] == "http://evil.example/x"
+
+
+def test_routing_is_by_host_only(upstream, running_proxy):
+    server = running_proxy()
+    host = publish(upstream["http"])
+    port = upstream["http"]
+    assert request(server.port, host, path="/small")[0] == 200
+    assert request(server.port, host.upper() + ":9999", path="/small")[0] == 200
+    for other in ("localhost", f"localhost:{server.port}", "127.0.0.1", "oa-surface-abc.localhost",
+                  "oa-surface-" + "0" * 24 + ".localhost", host + ".evil.com", "x" + host, f"[::1]:{server.port}",
+                  host + ":notaport", ""):
+        status, _h, body = request(server.port, other, path="/small")
+        assert status == 404, other
+        assert b"no Studio surface" in body
+    # No path-based route: /proxy/<port>/ is nothing on an unknown host and an ordinary path on a known one.
+    assert request(server.port, "localhost", path=f"/proxy/{port}/small")[0] == 404
+    status, _h, body = request(server.port, host, path=f"/proxy/{port}/small")
+    assert status == 404 and body == b"no such page"   # the toy app's own 404: the path went there untouched
+
+
+def test_a_withdrawn_route_is_gone_on_the_next_request(upstream, running_proxy):
+    server = running_proxy()
+    host = publish(upstream["http"])
+    assert request(server.port, host, path="/small")[0] == 200
+    assert state.withdraw_route(host)
+    assert request(server.port, host, path="/small")[0] == 404
+
+
+def test_the_workspace_filter(upstream, running_proxy):
+    server = running_proxy(workspace="other")
+    host = publish(upstream["http"], workspace="toy")
+    assert request(server.port, host, path="/small")[0] == 404
+    mine = publish(upstream["http"], workspace="other")
+    assert request(server.port, mine, path="/small")[0] == 200
+
+
+def test_redirects_to_the_upstream_origin_are_rewritten(upstream, running_proxy):
+    server = running_proxy()
+    host = publish(upstream["http"])
+    status, headers, _b = request(server.port, f"{host}:{server.port}", path="/redirect")
+    assert status == 302
+    assert headers["location"] == f"http://{host}:{server.port}/landed?from=redirect"
+    status, headers, _b = request(server.port, f"{host}:{server.port}", path="/redirect-away")
+    assert headers["location"] == "http://elsewhere.invalid/page"
+
+
+def test_hop_by_hop_response_headers_are_dropped(upstream, running_proxy):
+    server = running_proxy()
+    host = publish(upstream["http"])
+    status, headers, body = request(server.port, host, path="/set-cookie")
+    assert status == 200 and body == b"cookie"
+    assert "keep-alive" not in headers and "proxy-authenticate" not in headers
+    assert headers["x-app"] == "kept" and headers["set-cookie"] == "app=1; Path=/"
+
+
+def test_bodies_stream_both_ways(upstream, running_proxy):
+    server = running_proxy()
+    host = publish(upstream["http"])
+    ten_mib = 10 * 1024 * 1024
+    status, headers, body = request(server.port, host, path=f"/stream?bytes={ten_mib}")
+    assert status == 200 and len(body) == ten_mib and headers["transfer-encoding"] == "chunked"
+    status, headers, body = request(server.port, host, path=f"/big?bytes={ten_mib}")
+    assert status == 200 and len(body) == ten_mib and headers["content-length"] == str(ten_mib)
+    upload = os.urandom(1024 * 1024)
+    status, _h, body = request(server.port, host, "PUT", "/echo", body=upload)
+    assert status == 200 and json.loads(body)["bodyLength"] == len(upload)
+    status, headers, body = request(server.port, host, "HEAD", "/big?bytes=5")
+    assert status == 200 and body == b"" and headers["content-length"] == "5"
+
+
+def test_keep_alive_reuses_the_client_connection(upstream, running_proxy):
+    server = running_proxy()
+    host = publish(upstream["http"])
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+    try:
+        for _ in range(5):
+            conn.request("GET", "/small", headers={"Host": host})
+            response = conn.getresponse()
+            assert response.status == 200 and response.read() == b"hello from the toy studio\n"
+    finally:
+        conn.close()
+
+
+def _ws_frame(payload: bytes, opcode: int = 1) -> bytes:
+    mask = os.urandom(4)
+    return (bytes([0x80 | opcode, 0x80 | len(payload)]) + mask
+            + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+
+
+def test_websocket_upgrades_are_tunnelled(upstream, running_proxy):
+    server = running_proxy()
+    host = publish(upstream["http"])
+    key = base64.b64encode(os.urandom(16)).decode()
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+        sock.sendall((f"GET /ws HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                      f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\nCookie: {CANARY}\r\n\r\n").encode())
+        reader = sock.makefile("rb")
+        assert reader.readline().startswith(b"HTTP/1.1 101")
+        headers = {}
+        while (line := reader.readline()) not in (b"\r\n", b""):
+            name, value = line.decode().split(":", 1)
+            headers[name.strip().lower()] = value.strip()
+        assert headers["upgrade"] == "websocket"
+        import hashlib
+
+        assert headers["sec-websocket-accept"] == base64.b64encode(hashlib.sha1(
+            (key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").encode()).digest()).decode()
+        for text in (b"one", b"two"):
+            sock.sendall(_ws_frame(text))
+            head = reader.read(2)
+            assert head[0] == 0x81
+            assert reader.read(head[1] & 0x7F) == b"echo: " + text
+        sock.sendall(_ws_frame(struct.pack("!H", 1000), opcode=8))
+        assert reader.read(2)[0] == 0x88
+
+
+def test_upstream_failure_is_a_502(running_proxy):
+    from openalice.studio import ports
+
+    server = running_proxy()
+    dead_port = ports.allocate(["x"])["x"]
+    host = publish(dead_port)
+    status, _h, body = request(server.port, host, path="/")
+    assert status == 502 and b"did not answer" in body
+
+
+def test_never_forwards_to_a_non_loopback_address(running_proxy, monkeypatch):
+    """A tampered route naming another address is refused before any connection is made."""
+    attempts = []
+    real = socket.create_connection
+
+    def recording(address, *args, **kwargs):
+        attempts.append(address)
+        if not proxy.is_loopback_host(str(address[0])):
+            raise AssertionError(f"the proxy tried to connect to {address}")
+        return real(address, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "create_connection", recording)
+    server = running_proxy()
+    for target in ("192.0.2.10", "10.1.2.3", "example.com", "localhost", "0.0.0.0"):
+        host = publish(8080, host=target)
+        status, _h, body = request(server.port, host, path="/")
+        assert status == 502, target
+        key = base64.b64encode(os.urandom(16)).decode()
+        status, _h, _b = raw_request(server.port, f"GET / HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\n"
+                                                  f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n\r\n")
+        assert status == 502, target
+    assert [a for a in attempts if not proxy.is_loopback_host(str(a[0]))] == []
+
+
+def test_the_proxy_binds_loopback_only(running_proxy):
+    server = running_proxy()
+    assert server.server_address[0] == "127.0.0.1"
+    import inspect
+
+    assert "host" not in inspect.signature(proxy.make_server).parameters
+
+
+def test_an_absolute_form_request_target_is_refused(upstream, running_proxy):
+    server = running_proxy()
+    host = publish(upstream["http"])
+    status, _h, _b = raw_request(server.port, f"GET http://{host}/small HTTP/1.1\r\nHost: {host}\r\n\r\n")
+    assert status == 400
