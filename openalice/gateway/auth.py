@@ -17,12 +17,13 @@ so two gateways on one host would otherwise overwrite each other's.
 from __future__ import annotations
 
 import hmac
-import ipaddress
 import re
 import secrets
 from http.cookies import CookieError, SimpleCookie
 from typing import Iterable, Mapping
 from urllib.parse import urlsplit
+
+from openalice.core.net import is_loopback_ip
 
 __all__ = ["LOOPBACK_NAMES", "new_token", "is_loopback", "Guard"]
 
@@ -36,12 +37,8 @@ def new_token() -> str:
 
 
 def is_loopback(host: str) -> bool:
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
+    """A loopback IP literal, or the name ``localhost``."""
+    return host.lower() == "localhost" or is_loopback_ip(host)
 
 
 def _split_host(value: str) -> tuple[str, int | None] | None:

@@ -22,7 +22,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable, TextIO
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-from openalice.core.errors import Unavailable, UsageError
+from openalice.core.errors import UsageError
+from openalice.core.net import listen_error
 
 from .api import Api, Request, Response, Stream
 from .auth import LOOPBACK_NAMES, Guard, is_loopback, new_token
@@ -93,8 +94,7 @@ class Gateway:
         try:
             self.httpd = _Server((host, port), _Handler, family)
         except OSError as exc:
-            raise Unavailable(f"cannot listen on {host}:{port}: {exc.strerror or exc}",
-                              field="--port", code="listen_failed") from None
+            raise listen_error(exc, host, port, field="--port") from None
         self.httpd.gateway = self
         self.host = host
         self.port = int(self.httpd.server_address[1])

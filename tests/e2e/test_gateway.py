@@ -394,7 +394,7 @@ def test_a_busy_port_is_exit_3(home, cli):
     with Served(tool_path("alice"), home["env"]) as s:
         r = cli("alice", "serve", "--port", str(s.port), "--json")
         assert r.returncode == 3
-        assert conforms("error", r.json())["error"]["code"] == "listen_failed"
+        assert conforms("error", r.json())["error"]["code"] == "port_in_use"
 
 
 def test_serve_help_imports_no_gateway_module(cli):
