@@ -349,7 +349,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self.send_header(name, value)
             self.send_header("Content-Length", str(len(response.body)))
             self.end_headers()
-            self.wfile.write(response.body)
+            if self.command != "HEAD":
+                self.wfile.write(response.body)
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
 
@@ -391,6 +392,9 @@ class _Handler(BaseHTTPRequestHandler):
                     if key.data == "client":
                         if not self.connection.recv(1, socket.MSG_PEEK):
                             return 200  # the browser closed the stream
+                        # Bytes after the request (a pipelined one) are never read here: stop
+                        # watching the socket rather than wake up for them forever.
+                        selector.unregister(self.connection)
                         continue
                     chunk = os.read(out_fd, 65536)
                     if not chunk:
