@@ -408,3 +408,16 @@ def test_serve_help_imports_no_gateway_module(cli):
     assert r.stdout.strip() == "[]"
     r = cli("alice", "serve", "--help")
     assert r.returncode == 0 and "examples:" in r.stdout and "--allow-remote" in r.stdout
+
+
+def test_open_hands_the_url_to_the_browser(home, tmp_path):
+    opened = tmp_path / "opened.txt"
+    browser = tmp_path / "browser.sh"
+    browser.write_text(f'#!/bin/sh\nprintf "%s" "$1" > {opened}\n')
+    browser.chmod(0o755)
+    env = {**home["env"], "BROWSER": str(browser)}
+    with Served(tool_path("alice"), env, args=["--open"]) as served:
+        deadline = time.monotonic() + 10
+        while not (opened.exists() and opened.read_text()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert opened.read_text() == served.url
