@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 BENCH_VENV ?= .venv-bench
 PYTEST_ARGS ?=
 
-.PHONY: test demo bench install venv clean screenshots
+.PHONY: test test-fast demo bench install venv clean screenshots
 
 $(BIN)/.installed: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -15,10 +15,17 @@ $(BIN)/.installed: pyproject.toml
 
 venv: $(BIN)/.installed
 
+# `make test` also installs the four real agent CLIs from npm (about 1.2 GB, several
+# minutes the first time; AGENT_CLIS_DIR reuses an existing install) for tests/realcli.
+# `make test-fast` runs everything else and downloads nothing.
 test: $(BIN)/.installed
-	@if command -v npm >/dev/null 2>&1; then scripts/setup-agent-clis || echo "warning: setup-agent-clis failed; the realcli tests will report why" >&2; fi
+	@echo "make test: installing the pinned real agent CLIs from npm into $${AGENT_CLIS_DIR:-.agent-clis} for tests/realcli (about 1.2 GB and several minutes the first time; verified only afterwards). 'make test-fast' skips them." >&2
+	@if command -v npm >/dev/null 2>&1; then scripts/setup-agent-clis || echo "warning: setup-agent-clis failed; the realcli tests will report why" >&2; else echo "make test: npm not found; the realcli tests will say why they skip" >&2; fi
 	@scripts/setup-browser || echo "warning: no Chromium; the browser tests (tests/web) will say why they skip" >&2
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+test-fast: $(BIN)/.installed
+	$(BIN)/python -m pytest -m "not realcli" $(PYTEST_ARGS)
 
 demo: $(BIN)/.installed
 	$(BIN)/python scripts/demo.py
@@ -34,8 +41,27 @@ bench:
 	$(BENCH_VENV)/bin/python -m pip install --quiet --disable-pip-version-check . -r bench/requirements.txt
 	$(BENCH_VENV)/bin/python bench/run_all.py
 
+# `make install`: with pipx when it is there (its own venv, tools on pipx's bin dir);
+# else into a venv of its own, $(INSTALL_VENV), with the five tools linked into
+# $(INSTALL_BIN). Never `pip install` into the system Python, which refuses it
+# where it is externally managed (PEP 668: Debian, Ubuntu, Homebrew, ...).
+INSTALL_VENV ?= $(HOME)/.local/share/openalice/venv
+INSTALL_BIN ?= $(HOME)/.local/bin
+TOOLS := alice alice-schedule alice-inbox alice-harness harness-adapter
+
 install:
-	$(PYTHON) -m pip install .
+	@if command -v pipx >/dev/null 2>&1; then \
+	  echo "make install: installing with pipx (pipx install --force .)"; \
+	  pipx install --force . ; \
+	else \
+	  echo "make install: pipx not found; installing into the venv $(INSTALL_VENV) and linking the tools into $(INSTALL_BIN)"; \
+	  set -e; \
+	  test -x "$(INSTALL_VENV)/bin/python" || $(PYTHON) -m venv "$(INSTALL_VENV)"; \
+	  "$(INSTALL_VENV)/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade . ; \
+	  mkdir -p "$(INSTALL_BIN)"; \
+	  for tool in $(TOOLS); do ln -sf "$(INSTALL_VENV)/bin/$$tool" "$(INSTALL_BIN)/$$tool"; done; \
+	  echo "make install: done; $(INSTALL_BIN) must be on your PATH"; \
+	fi
 
 clean:
 	rm -rf $(VENV) $(BENCH_VENV) build dist *.egg-info

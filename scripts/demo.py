@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -93,7 +94,8 @@ def tool(name: str) -> str:
 
 def step(title: str, *argv: str, env: dict, cwd: Path | None = None, show: bool = True) -> str:
     if show:
-        print(f"\n$ {' '.join([Path(argv[0]).name, *argv[1:]])}    # {title}", flush=True)
+        # Shell-quoted, so a line can be pasted as it is printed.
+        print(f"\n$ {shlex.join([Path(argv[0]).name, *argv[1:]])}    # {title}", flush=True)
     result = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True, timeout=120)
     if show:
         sys.stdout.write(result.stdout)

@@ -103,3 +103,24 @@ def workspace(tmp_path, cli):
     result = cli("alice", "workspace", "init", str(path), "--label", "Test WS", "--json")
     assert result.returncode == 0, result
     return path
+
+
+AGENT_EXECUTABLES = ("claude", "codex", "opencode", "pi")
+
+
+@pytest.fixture
+def agent_stubs(tmp_path_factory, monkeypatch) -> Path:
+    """Executables named like the four agent CLIs, first on PATH.
+
+    The scanner does not admit a run whose agent is not installed
+    (``openalice.schedule.readiness``); tests of scheduling that never start an
+    agent (a fake launcher, ``OPENALICE_TEST_LAUNCH=none``) use these so the
+    agent counts as installed.  Each stub fails loudly if it is ever run.
+    """
+    bin_dir = tmp_path_factory.mktemp("agent-stubs")
+    for name in AGENT_EXECUTABLES:
+        stub = bin_dir / name
+        stub.write_text(f"#!/bin/sh\necho 'stub {name}: this test runs no agent' >&2\nexit 97\n")
+        stub.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    return bin_dir

@@ -7,7 +7,14 @@ For every binding (a preset seat, a run-config override) the check is:
    against the catalog's directory);
 2. the ``model`` is in that adapter's catalog ``models``;
 3. on this machine (unless ``machine=False``, for CI) the adapter is enabled
-   and the model survives its ``modelAllow`` narrowing.
+   and the model survives its ``modelAllow`` narrowing.  A machine where no
+   adapter is enabled at all (a fresh one) is checked against the catalog
+   only, with a warning saying so: nothing there could be "not enabled" on
+   purpose yet.
+
+``Report.files`` lists the files actually read (the catalog, the machine
+state, each document); a path that could not be read is an error, never
+counted.
 
 Every problem becomes a :class:`Diagnostic` with the file, a JSON pointer and,
 where one is close, a "did you mean" suggestion.  Nothing stops at the first
@@ -92,6 +99,7 @@ class _Checker:
         self.presets: dict[str, tuple[str, dict]] = {}  # name -> (file, document)
         self.run_configs: list[tuple[str, dict]] = []
         self._seen: set[str] = set()
+        self.bindings = 0  # how many bindings were cross-checked
 
     def add(self, severity: str, file: object, pointer: str, message: str,
             suggestion: str | None = None) -> None:
@@ -104,12 +112,15 @@ class _Checker:
         self.add("warning", file, pointer, message, suggestion)
 
     def _mark(self, path: Path) -> bool:
+        """False when ``path`` was looked at already (the same file twice)."""
         key = os.path.realpath(path)
         if key in self._seen:
             return False
         self._seen.add(key)
-        self.report.files.append(str(path))
         return True
+
+    def _read(self, path: Path) -> None:
+        self.report.files.append(str(path))
 
     # -- the catalog and the machine state ---------------------------------
 
@@ -126,6 +137,7 @@ class _Checker:
         except AliceError as exc:
             self.error(path, "", f"cannot read the adapter catalog: {exc.message}")
             return
+        self._read(path)
         problems = catalog_problems(document, path)
         for problem in problems:
             self.error(path, problem.pointer, problem.message, problem.suggestion)
@@ -143,10 +155,13 @@ class _Checker:
         from . import state as state_mod
 
         where = state_mod.state_path()
-        if where.exists():
+        exists = where.exists()
+        if exists:
             self._mark(where)
         try:
             self.states = state_mod.load_state(where)
+            if exists:
+                self._read(where)
         except AliceError as exc:
             hint = exc.details.get("hint") if exc.details else None
             self.error(exc.file or where, exc.field if exc.field not in (None, "/") else "",
@@ -178,6 +193,7 @@ class _Checker:
         except AliceError as exc:
             self.error(path, "", exc.message)
             return
+        self._read(path)
         if not isinstance(document, dict):
             self.error(path, "", "expected a JSON object with a \"version\" field")
             return
@@ -223,6 +239,7 @@ class _Checker:
         catalog = self.catalog
         if catalog is None:
             return
+        self.bindings += 1
         wrapper, model = binding["wrapper"], binding["model"]
         entry = catalog.match_wrapper(wrapper)
         if entry is None:
@@ -305,15 +322,20 @@ class _Checker:
                                _did_you_mean(seat, seats) or "its seats: " + ", ".join(seats))
 
 
-def _expand(paths: Iterable[os.PathLike | str]) -> list[Path]:
+def _expand(paths: Iterable[os.PathLike | str]) -> tuple[list[Path], list[Path]]:
+    """The files to check, and the directories that held none."""
     out: list[Path] = []
+    empty: list[Path] = []
     for raw in paths:
         path = Path(os.path.abspath(os.path.expanduser(os.fspath(raw))))
         if path.is_dir():
-            out.extend(sorted(p for p in path.glob("*.json") if p.is_file()))
+            found = sorted(p for p in path.glob("*.json") if p.is_file())
+            out.extend(found)
+            if not found:
+                empty.append(path)
         else:
             out.append(path)
-    return out
+    return out, empty
 
 
 def validate(paths: Iterable[os.PathLike | str] = (), *, catalog_path: os.PathLike | str | None = None,
@@ -325,10 +347,23 @@ def validate(paths: Iterable[os.PathLike | str] = (), *, catalog_path: os.PathLi
     checker.load_catalog()
     if machine:
         checker.load_state()
-    targets = _expand(paths) if paths else _expand([catalog_file.parent])
+    catalog_only_here = (machine and checker.states is not None
+                         and not any(r.enabled for r in checker.states.values()))
+    if catalog_only_here:
+        checker.machine = False
+    targets, empty = _expand(paths) if paths else _expand([catalog_file.parent])
+    for directory in empty:
+        checker.warning(directory, "", "no *.json file here: nothing was checked in it")
     for path in targets:
         checker.check_file(path)
     checker.check_run_configs()
+    if catalog_only_here and checker.bindings:
+        from . import state as state_mod
+
+        checker.warning(state_mod.state_path(), "",
+                        "no adapter is enabled on this machine, so the bindings were checked "
+                        "against the catalog only",
+                        "enable the adapters your presets use: harness-adapter enable ID")
     return checker.report
 
 
@@ -343,9 +378,10 @@ def render(report: Report) -> str:
     noun = "file" if files == 1 else "files"
     if report.valid:
         warn = f", {report.warning_count} warning(s)" if report.warning_count else ""
-        lines.append(f"ok: {files} {noun} valid{warn}")
+        lines.append(f"ok: {files} {noun} read, all valid{warn}")
     else:
-        lines.append(f"{report.error_count} error(s), {report.warning_count} warning(s) in {files} {noun}")
+        lines.append(f"{report.error_count} error(s), {report.warning_count} warning(s); "
+                     f"{files} {noun} read")
     return "\n".join(lines)
 
 

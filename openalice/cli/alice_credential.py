@@ -58,6 +58,16 @@ def register(sub, common) -> None:
     p.add_argument("--clear", action="store_true", help="remove the override")
 
 
+_LIST_HEADERS = ["SLUG", "VENDOR", "AUTH", "WIRES", "KEY", "LAST MODEL", "LABEL"]
+
+
+def _record_cells(rec: dict) -> list[str]:
+    wires = ", ".join(f"{shape}{'=' + url if url else ' (official)'}" for shape, url in rec["wires"].items())
+    return [rec["slug"], rec["vendor"], rec["authType"], wires or "-",
+            "stored" if rec.get("hasSecret") else "MISSING", rec.get("lastModel") or "-",
+            rec.get("label") or "-"]
+
+
 def _human_record(rec: dict) -> str:
     wires = ", ".join(f"{shape}{'=' + url if url else ' (official)'}" for shape, url in rec["wires"].items())
     parts = [rec["slug"], rec["vendor"], rec["authType"], wires or "-",
@@ -92,9 +102,11 @@ def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
     items = [credentials.public_view(rec) for rec in credentials.list_records()]
 
     def human(d: dict) -> str:
+        from openalice.core.output import table
+
         if not d["credentials"]:
             return "no credentials (agents use their native login)"
-        return "\n".join(_human_record(r) for r in d["credentials"])
+        return table([_record_cells(r) for r in d["credentials"]], _LIST_HEADERS)
 
     ctx.emit({"credentials": items}, human)
     return 0

@@ -12,8 +12,12 @@ def register(sub, common) -> None:
                  help="check the set-up; exit 0 when all is well, 3 when something needs attention",
                  description="Reports one line per finding: homes and their permissions, registered "
                              "workspaces and their settings, which agent CLIs are on PATH (and their "
-                             "versions), credentials (names only), adapter health and installed timers. "
-                             "It changes nothing.",
+                             "versions), credentials (names only), adapter health, the automation "
+                             "health of every scheduled issue (failed, interrupted and blocked ones "
+                             "need attention, and so does one whose agent is not installed or whose "
+                             "credential is missing), and whether the scan timer is installed and "
+                             "really fires (the scan's heartbeat is at most two minutes old). "
+                             "It changes nothing. ALICE_NOW sets the clock.",
                  examples="  alice doctor\n  alice doctor --json")
     p.add_argument("--timeout", type=float, default=5.0,
                    help="seconds to wait for each '<agent> --version' (default 5)")
@@ -25,7 +29,7 @@ _MARKS = {"ok": "ok", "info": "--", "attention": "!!"}
 def cmd_doctor(args: argparse.Namespace, ctx: Context) -> int:
     from openalice import doctor
 
-    report = doctor.run_checks(version_timeout=args.timeout)
+    report = doctor.run_checks(version_timeout=args.timeout, now=ctx.now())
 
     def human(d: dict) -> str:
         lines = [f"[{_MARKS[f['status']]}] {f['check']}: {f['message']}" for f in d["findings"]]

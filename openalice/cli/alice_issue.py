@@ -6,6 +6,8 @@ import argparse
 import os
 import sys
 
+from openalice.core.output import printable  # titles and prompts may hold escape sequences
+
 from ._dispatch import Context, add_verb
 
 _FILE_HELP = "Issues are Markdown files at <workspace>/.alice/issues/<id>.md (see docs/issues.md)."
@@ -92,8 +94,11 @@ def register(sub, common) -> None:
                  help="check issue files; exit 2 and print path:field: reason lines if any is bad",
                  description="Check every issue file (and comment sidecar) of the workspace, or "
                              "of all workspaces with --all, including schedules that can never "
-                             "fire (a bad cron or duration, an `at` in the past). Exit 2 when "
-                             "anything is wrong, so it can be a CI step.",
+                             "fire (a bad cron or duration, an `at` in the past) and @resume-... "
+                             "owners that are not session ids. Exit 2 when anything is wrong, so "
+                             "it can be a CI step. What the scan would skip on this machine (no "
+                             "such session, an unknown or uninstalled agent, a credential missing "
+                             "from the vault) is a warning on stderr: exit 0.",
                  examples="  alice issue validate\n  alice issue validate --all\n"
                           "  alice issue validate --workspace . --json")
     p.add_argument("--all", action="store_true", help="every registered workspace")
@@ -170,8 +175,8 @@ def cmd_create(args: argparse.Namespace, ctx: Context) -> int:
     issue = store.create(ws, fields, body, issue_id=args.issue_id, now=now)
     commit = access.commit(ws, [issue.path], f"issue({issue.id}): create via alice (approved)")
     data = {"issue": views.issue_json(issue, now, workspace_id=ws.id), "action": "created",
-            "commit": commit}
-    ctx.emit(data, lambda d: _printable(_change_text(d, ws)))
+            "commit": commit, "warnings": _runtime_warnings(ctx, ws, issue)}
+    ctx.emit(data, lambda d: printable(_change_text(d, ws)))
     return 0
 
 
@@ -194,9 +199,24 @@ def cmd_update(args: argparse.Namespace, ctx: Context) -> int:
     if changed:
         commit = access.commit(ws, [issue.path], f"issue({issue.id}): update via alice (approved)")
     data = {"issue": views.issue_json(issue, now, workspace_id=ws.id),
-            "action": "updated" if changed else "unchanged", "commit": commit}
-    ctx.emit(data, lambda d: _printable(_change_text(d, ws)))
+            "action": "updated" if changed else "unchanged", "commit": commit,
+            "warnings": _runtime_warnings(ctx, ws, issue)}
+    ctx.emit(data, lambda d: printable(_change_text(d, ws)))
     return 0
+
+
+def _runtime_warnings(ctx: Context, ws, issue) -> list[dict]:
+    """What the scan would refuse on this machine (the file is valid and
+    written); told on stderr, and listed in the JSON document."""
+    from openalice.issues.runnable import runtime_findings, warning_text
+
+    warnings = runtime_findings(ws, issue)[1]
+    if not ctx.json:
+        for warning in warnings:
+            ctx.warn(printable(warning_text(issue.path, warning)))
+            if warning.get("hint"):
+                ctx.info(printable(f"{ctx.prog}: hint: {warning['hint']}"))
+    return warnings
 
 
 def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
@@ -209,7 +229,7 @@ def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
     data = views.issue_json(issue, now, workspace_id=ws.id)
     data["body"] = issue.body
     data["comments"] = comments.list_comments(ws, issue.id)
-    ctx.emit(data, lambda d: _printable(_show_text(d)))
+    ctx.emit(data, lambda d: printable(_show_text(d)))
     return 0
 
 
@@ -223,7 +243,7 @@ def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
                          code="usage")
     targets = _targets(args)
     data = board.listing(targets, ctx.now(), status=args.status)
-    _emit_bulk(ctx, data, lambda d: _printable(_list_text(d, many=args.all)))
+    _emit_bulk(ctx, data, lambda d: printable(_list_text(d, many=args.all)))
     return 0
 
 
@@ -235,14 +255,19 @@ def cmd_validate(args: argparse.Namespace, ctx: Context) -> int:
         ctx.emit(report.to_dict())
     else:
         for problem in report.problems:
-            ctx.stdout.write(_printable(str(problem)) + "\n")
+            ctx.stdout.write(printable(str(problem)) + "\n")
+        for warning in report.warnings:
+            ctx.warn(printable(str(warning)))
         files = f"{report.files} issue file{'s' if report.files != 1 else ''}"
         spaces = f"{report.workspaces} workspace{'s' if report.workspaces != 1 else ''}"
+        count = len(report.warnings)
+        warned = f"; {count} warning{'s' if count != 1 else ''}" if count else ""
         if report.ok:
-            ctx.info(f"ok: {files} valid in {spaces}")
+            ctx.info(f"ok: {files} valid in {spaces}{warned}")
         else:
             count = len(report.problems)
-            ctx.info(f"{count} problem{'s' if count != 1 else ''} ({files} checked in {spaces})")
+            ctx.info(f"{count} problem{'s' if count != 1 else ''} ({files} checked in {spaces})"
+                     f"{warned}")
     return 0 if report.ok else 2
 
 
@@ -251,7 +276,7 @@ def cmd_board(args: argparse.Namespace, ctx: Context) -> int:
     from openalice.issues import board
 
     data = board.board(workspaces.list_workspaces(), ctx.now())
-    _emit_bulk(ctx, data, lambda d: _printable(_board_text(d)))
+    _emit_bulk(ctx, data, lambda d: printable(_board_text(d)))
     return 0
 
 
@@ -416,6 +441,8 @@ def _schedule_text(issue: dict) -> str:
     schedule = issue["schedule"]
     if schedule["problem"]:
         return f"{text}  [never fires]"
+    if schedule["nextFireAt"] and (schedule["note"] or "").startswith("due now"):
+        return f"{text}  due now (the next scan starts it)"
     if schedule["nextFireAt"]:
         return f"{text}  next {schedule['nextFireAt']}"
     return text
@@ -514,12 +541,6 @@ def _board_text(d: dict) -> str:
         out.append(f"INVALID FILES ({len(d['invalid'])})")
         out.extend(_invalid_lines(d["invalid"], True))
     return "\n".join(out)
-
-
-def _printable(text: str) -> str:
-    """Titles and prompts may hold escape sequences; a listing must not run them."""
-    import re
-    return re.sub("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]", "\ufffd", text)
 
 
 def _one_line(text: str, limit: int = 60) -> str:

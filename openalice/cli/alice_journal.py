@@ -103,6 +103,8 @@ def _follow(args: argparse.Namespace, ctx: Context, where) -> int:
     def on_term(signum, frame):
         raise _Stop()
 
+    from openalice.core.output import printable
+
     previous = signal.signal(signal.SIGTERM, on_term)
     try:
         for record in journal.follow(start, where=where, interval=max(0.05, args.interval),
@@ -110,7 +112,7 @@ def _follow(args: argparse.Namespace, ctx: Context, where) -> int:
             if ctx.json:
                 ctx.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
             else:
-                ctx.stdout.write(_line(record) + "\n")
+                ctx.stdout.write(printable(_line(record)) + "\n")
             ctx.stdout.flush()
     except (KeyboardInterrupt, _Stop):
         pass

@@ -80,11 +80,24 @@ def register(sub, common) -> None:
     name.add_argument("--clear", action="store_true")
 
 
-def _human_binding(b: dict) -> str:
+def _credential_text(b: dict) -> str:
     cred = b["credential"]
     cred_text = f"vault:{cred['credentialSlug']}" if cred["source"] == "vault" else "native"
     if cred.get("wireShape"):
         cred_text += f" ({cred['wireShape']})"
+    return cred_text
+
+
+_LIST_HEADERS = ["RESUME ID", "AGENT", "CREDENTIAL", "MODEL", "EFFORT", "NAME"]
+
+
+def _binding_cells(b: dict) -> list[str]:
+    return [b["resumeId"], b["agent"], _credential_text(b), b.get("model") or "(engine default)",
+            b.get("reasoningEffort") or "(engine default)", b.get("displayName") or "-"]
+
+
+def _human_binding(b: dict) -> str:
+    cred_text = _credential_text(b)
     parts = [b["resumeId"], f"agent {b['agent']}", f"credential {cred_text}",
              f"model {b.get('model', '(engine default)')}", f"effort {b.get('reasoningEffort', '(engine default)')}"]
     if b.get("displayName"):
@@ -125,7 +138,10 @@ def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
     data = {"workspace": ws.id, "sessions": [b.to_dict() for b in found], "problems": problems}
 
     def human(d: dict) -> str:
-        lines = [_human_binding(b) for b in d["sessions"]] or ["no sessions"]
+        from openalice.core.output import table
+
+        lines = [table([_binding_cells(b) for b in d["sessions"]], _LIST_HEADERS)] if d["sessions"] \
+            else ["no sessions"]
         lines += [f"INVALID {p['file']}: {p['message']}" for p in d["problems"]]
         return "\n".join(lines)
 

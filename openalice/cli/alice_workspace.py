@@ -21,12 +21,17 @@ def register(sub, common) -> None:
 
     p = add_verb(verbs, "init", cmd_init, common=common,
                  help="create (or adopt) a workspace and register it; idempotent",
+                 description="Create the directory (and its .alice/issues/) if needed and register "
+                             "it. Its id, which commands take as --workspace ID, comes from "
+                             "--label, else from the directory name: lowercased, runs of anything "
+                             "but a-z and 0-9 turned into '-' ('My Notes' -> my-notes), with -2, "
+                             "-3... added when that id is taken. The id never changes afterwards.",
                  examples="  alice workspace init                 # the current directory\n"
                           "  alice workspace init ~/projects/desk --template chat --label Desk")
     p.add_argument("path", nargs="?", default=".", help="the workspace directory (default: .)")
     p.add_argument("--template", choices=("blank", "chat"), default="blank",
                    help="workspace template (default: blank)")
-    p.add_argument("--label", help="a human name (default: the directory name)")
+    p.add_argument("--label", help="a human name, which also gives the id (default: the directory name)")
 
     add_verb(verbs, "list", cmd_list, common=common, help="list registered workspaces",
              examples="  alice workspace list\n  alice workspace list --json")
@@ -53,8 +58,18 @@ def cmd_init(args: argparse.Namespace, ctx: Context) -> int:
 
     ws, created = workspaces.init(args.path, template=args.template, label=args.label, now=ctx.now())
     data = {"workspace": _describe(ws), "created": created}
-    verb = "created" if created else "already registered"
-    ctx.emit(data, lambda d: f"{verb}: {ws.id} ({ws.path})")
+
+    def human(d: dict) -> str:
+        if not created:
+            return f"already registered: {ws.id} ({ws.path})"
+        source = (f"--label {args.label!r}" if args.label
+                  else f"the directory name {os.path.basename(ws.path)!r}")
+        base = workspaces.id_base(args.label or os.path.basename(ws.path))
+        taken = f"; {base!r} was taken" if ws.id != base else ""
+        return (f"created: {ws.id} ({ws.path})\n"
+                f"  id {ws.id!r} from {source}{taken}; other commands take --workspace {ws.id}")
+
+    ctx.emit(data, human)
     return 0
 
 
@@ -80,7 +95,9 @@ def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
 
     ws = workspaces.resolve(args.workspace)
     data = {"workspace": _describe(ws)}
-    ctx.emit(data, lambda d: "\n".join(f"{k}: {v}" for k, v in d["workspace"].items()))
+    from openalice.core.output import yes_no
+
+    ctx.emit(data, lambda d: "\n".join(f"{k}: {yes_no(v)}" for k, v in d["workspace"].items()))
     return 0
 
 

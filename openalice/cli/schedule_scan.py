@@ -53,9 +53,20 @@ def human_report(report: dict) -> str:
         lines.append(f"{verb} {item['workspaceId']}/{item['issueId']}{task} slot {item['slot']}{extra}{note}")
     for item in report["repaired"]:
         lines.append(f"cursor caught up {item['workspaceId']}/{item['issueId']} with {item['taskId']}")
+    blocking = _blocking_reasons() if report["skipped"] else ()
     for item in report["skipped"]:
         detail = f": {item['detail']}" if item.get("detail") else ""
-        lines.append(f"skipped {item['workspaceId']}/{item['issueId']} [{item['reason']}]{detail}")
+        where = f"{item['workspaceId']}/{item['issueId']}"
+        if item["reason"] in blocking:
+            # The run cannot start on this machine (openalice.schedule.readiness).
+            if report.get("dryRun"):
+                lines.append(f"would be blocked {where}: {item['reason']}{detail}")
+            else:
+                lines.append(f"blocked {where} [{item['reason']}]{detail}")
+            if item.get("hint"):
+                lines.append(f"  hint: {item['hint']}")
+            continue
+        lines.append(f"skipped {where} [{item['reason']}]{detail}")
     for item in report["invalid"]:
         errors = "; ".join(f"{e['field']}: {e['reason']}" if e.get("field") else e["reason"]
                            for e in item["errors"])
@@ -69,6 +80,12 @@ def human_report(report: dict) -> str:
     lines.append(f"{len(report['workspaces'])} workspace(s), {scheduled} scheduled issue(s): "
                  f"{len(report['fired'])} {verb}, {len(report['skipped'])} skipped")
     return "\n".join(lines)
+
+
+def _blocking_reasons() -> tuple[str, ...]:
+    from openalice.schedule.readiness import REASONS
+
+    return REASONS
 
 
 def scan_report(*, dry_run: bool, now_text: str | None, capacity: int | None = None) -> dict:
@@ -88,16 +105,30 @@ def scan_report(*, dry_run: bool, now_text: str | None, capacity: int | None = N
         return busy_result(now)
     try:
         cache = fastpath.load_cache()
-        report = fastpath.quick_scan(cache, now_ms=fastpath.epoch_ms(now), now_iso=fastpath.iso(now),
+        now_ms = fastpath.epoch_ms(now)
+        report = fastpath.quick_scan(cache, now_ms=now_ms, now_iso=fastpath.iso(now),
                                      dry_run=dry_run)
         if report is None:
             from openalice.schedule.scan import scan
 
             report = scan(now=now, dry_run=dry_run, capacity=capacity, lock_held=not dry_run,
                           cache=cache)
+        if not dry_run:
+            _heartbeat(now_ms)
         return report
     finally:
         fastpath.release_lock()
+
+
+def _heartbeat(now_ms: int) -> None:
+    """Renew the heartbeat; a failure is reported, never fatal (the scan ran)."""
+    from openalice.schedule import fastpath
+
+    try:
+        fastpath.write_heartbeat(now_ms)
+    except OSError as exc:
+        sys.stderr.write(f"alice-schedule: warning: cannot write the scan heartbeat "
+                         f"{fastpath.heartbeat_file()}: {exc.strerror or exc}\n")
 
 
 def _run_scan(*, json_mode: bool, dry_run: bool, now_text: str | None,
@@ -109,7 +140,9 @@ def _run_scan(*, json_mode: bool, dry_run: bool, now_text: str | None,
         # the same text as openalice.core.output.emit (which costs typing to import)
         sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
     else:
-        sys.stdout.write(human_report(report) + "\n")
+        from openalice.core.output import printable
+
+        sys.stdout.write(printable(human_report(report)) + "\n")
     return 0
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from ._dispatch import Context, add_verb
 
 
@@ -10,17 +12,26 @@ def register(sub, common) -> None:
                  help="print (or --write) a timer that runs 'alice-schedule scan' every minute",
                  description="Print a crontab line, a systemd user .service + .timer "
                              "(OnCalendar=minutely, Persistent=true) or a launchd plist "
-                             "(StartInterval 60) that runs the scan with absolute paths. "
-                             "--write installs it: crontab merged idempotently, units in "
-                             "~/.config/systemd/user/, the plist in ~/Library/LaunchAgents/.",
+                             "(StartInterval 60) that runs the scan with absolute paths, and "
+                             "create the directory its log goes to ($OPENALICE_HOME/state/"
+                             "schedule/). --write installs it: crontab merged idempotently, units "
+                             "in ~/.config/systemd/user/, the plist in ~/Library/LaunchAgents/. "
+                             "With --enable, a failure to enable puts the files back as they "
+                             "were. 'alice doctor' then tells whether the timer really fires.",
                  examples="  alice-schedule install-timer --cron\n"
                           "  alice-schedule install-timer --cron --write\n"
                           "  alice-schedule install-timer --systemd --write --enable\n"
                           "  alice-schedule install-timer --launchd --json")
     kind = p.add_mutually_exclusive_group(required=True)
-    kind.add_argument("--cron", dest="kind", action="store_const", const="cron")
-    kind.add_argument("--systemd", dest="kind", action="store_const", const="systemd")
-    kind.add_argument("--launchd", dest="kind", action="store_const", const="launchd")
+    kind.add_argument("--cron", dest="kind", action="store_const", const="cron",
+                      help="a line in your crontab (any Unix with cron); logs to "
+                           "$OPENALICE_HOME/state/schedule/cron.log")
+    kind.add_argument("--systemd", dest="kind", action="store_const", const="systemd",
+                      help="a systemd user service + timer (Linux); logs to the journal "
+                           "(journalctl --user -u openalice-schedule)")
+    kind.add_argument("--launchd", dest="kind", action="store_const", const="launchd",
+                      help="a LaunchAgent plist (macOS); logs to "
+                           "$OPENALICE_HOME/state/schedule/launchd.log")
     p.add_argument("--write", action="store_true", help="install it in the standard place")
     p.add_argument("--enable", action="store_true",
                    help="with --write: also enable it (systemctl --user enable --now / launchctl load)")
@@ -33,12 +44,16 @@ def cmd_install_timer(args, ctx: Context) -> int:
     if args.enable and not args.write:
         raise UsageError("--enable needs --write", code="usage")
     spec = timers.definition(args.kind)
-    data = {**spec, "written": [], "enabled": False}
+    data = {**spec, "created": [], "written": [], "enabled": False}
     if args.write:
+        data["created"] = [d for d in spec["directories"] if not os.path.isdir(d)]
         data.update(timers.install(spec, enable=args.enable))
+    else:
+        # The printed line is meant to be pasted: what it needs must exist already.
+        data["created"] = timers.prepare(spec)
 
     def human(d: dict) -> str:
-        lines = []
+        lines = [f"# created {path} (the timer's log goes there)" for path in d["created"]]
         if not d["written"]:
             for item in d["files"]:
                 if d["kind"] != "cron":

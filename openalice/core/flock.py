@@ -1,4 +1,4 @@
-"""The ``flock(2)`` primitive, importing nothing but ``os`` and ``fcntl``.
+"""The ``flock(2)`` primitive, importing nothing but ``os`` and ``fcntl`` (and :mod:`.dirs`).
 
 :mod:`openalice.core.locks` builds the toolkit's lock (one descriptor per
 process, thread-safe, re-entrant, timeouts) on these calls.  The scanner's
@@ -20,7 +20,9 @@ def open_lock_file(path: str) -> int:
     try:
         return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     except FileNotFoundError:
-        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        from .dirs import make_dirs
+
+        make_dirs(os.path.dirname(path), 0o700)
         return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
 
 

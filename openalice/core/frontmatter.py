@@ -67,13 +67,18 @@ class Entry:
 class Document:
     """A parsed file: the mapping, the raw body and the source of each entry.
 
-    ``trailer`` holds blank and comment lines after the last entry.
+    ``trailer`` holds blank and comment lines after the last entry.  ``bom``
+    and ``newline`` record how the file was written (a leading BOM; ``"\\r\\n"``
+    when every line ended so): the text here is always LF without a BOM, and
+    :func:`render` writes the file back the way it came.
     """
 
     data: dict
     body: str
     entries: list[Entry] = field(default_factory=list)
     trailer: str = ""
+    bom: bool = False
+    newline: str = "\n"
 
     def __getattr__(self, name: str):
         # parse() leaves entries and trailer to be cut on first use: readers
@@ -98,9 +103,12 @@ def parse(source: bytes | str, *, max_bytes: int | None = MAX_BYTES,
     ``---`` line, with CRLF turned into LF; it is not trimmed.
     """
     text = _decode(source, max_bytes, path)
-    if text.startswith("\ufeff"):
+    bom = text.startswith("\ufeff")
+    if bom:
         text = text[1:]
+    crlf = False
     if "\r" in text:
+        crlf = text.count("\r\n") == text.count("\n")
         text = text.replace("\r\n", "\n")
     nl = text.find("\n")
     first = text if nl < 0 else text[:nl]
@@ -134,10 +142,14 @@ def parse(source: bytes | str, *, max_bytes: int | None = MAX_BYTES,
         line = next((i + 2 for i, k in enumerate(parser.ind) if k != -1), 1)
         raise _error(line, "frontmatter is not a mapping", path)
     if not record:      # a top-level flow mapping: nothing line-shaped to keep
-        return Document(data, body, [], "")
+        return Document(data, body, [], "", bom, "\r\n" if crlf else "\n")
     doc = object.__new__(Document)
     doc.data = data
     doc.body = body
+    if bom:
+        doc.bom = True
+    if crlf:
+        doc.newline = "\r\n"
     doc._pending = (lines, parser.ind, record)     # see Document.__getattr__
     return doc
 
@@ -1185,7 +1197,8 @@ def render(doc: Document, updates: dict, *, remove: Iterable[str] = ()) -> str:
     order; an updated key is re-serialized in place under the comments above
     it (kept as is when the new value equals the old one); a removed key
     goes with the comment lines directly above it; new keys are appended in
-    the order given.  The body is kept exactly.
+    the order given.  The body is kept exactly, and so are the file's BOM and
+    CRLF line ends (``doc.bom``, ``doc.newline``).
 
     The result is re-parsed before it is returned.  When the kept text and
     the new text interact (a ``|`` block followed by an indented comment, a
@@ -1203,6 +1216,17 @@ def render(doc: Document, updates: dict, *, remove: Iterable[str] = ()) -> str:
         raise ValueError(f"keys both updated and removed: {sorted(clash)}")
     expected = {k: v for k, v in doc.data.items() if k not in removed}
     expected.update(updates)
+    return _as_written(doc, _render_lf(doc, updates, removed, expected))
+
+
+def _as_written(doc: Document, text: str) -> str:
+    """``text`` (LF, no BOM) with the BOM and line ends of the file ``doc`` came from."""
+    if doc.newline != "\n":
+        text = text.replace("\n", doc.newline)
+    return "\ufeff" + text if doc.bom else text
+
+
+def _render_lf(doc: Document, updates: dict, removed: set, expected: dict) -> str:
     fresh = "---\n" + dumps(expected) + "---\n" + doc.body
     if not doc.entries:
         return fresh

@@ -63,10 +63,12 @@ def fsync_dir(directory: os.PathLike | str) -> None:
 
 
 def ensure_dir(path: os.PathLike | str, mode: int = 0o700) -> Path:
-    """Create ``path`` (and parents) with ``mode`` if missing; return it."""
+    """Create ``path`` (and every missing parent) with ``mode`` if missing; return it."""
+    from .dirs import make_dirs
+
     p = Path(path)
     try:
-        p.mkdir(mode=mode, parents=True, exist_ok=True)
+        make_dirs(os.fspath(p), mode)
     except FileExistsError:
         raise InvalidInput("exists and is not a directory", file=p, code="not_a_directory") from None
     except OSError as exc:

@@ -6,7 +6,10 @@ shaped by its schema in ``spec/``, or for a handled error::
     {"error": {"code": "<slug>", "message": "<text>", "exit": N, ...}}
 
 Human text goes to stdout for results and stderr for diagnostics.  Colour is
-used only on a terminal and never when ``NO_COLOR`` is set.
+used only on a terminal and never when ``NO_COLOR`` is set.  Every human text
+passes through :func:`printable` (the one escaping function): what an agent,
+a wrapper or a file says cannot drive the terminal.  JSON is never escaped
+beyond JSON's own rules.
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ from typing import Any, Callable, TextIO
 
 from .errors import AliceError
 
-__all__ = ["to_json", "emit", "emit_error", "warn", "use_color", "style", "table"]
+__all__ = ["to_json", "emit", "emit_error", "warn", "use_color", "style", "table", "printable",
+           "yes_no"]
 
 
 def to_json(data: Any) -> str:
@@ -54,6 +58,7 @@ def emit(data: Any, *, json_mode: bool, human: Callable[[Any], str] | str | None
     else:
         text = human
     if text:
+        text = printable(text)
         out.write(text if text.endswith("\n") else text + "\n")
 
 
@@ -63,14 +68,52 @@ def emit_error(err: AliceError, *, json_mode: bool, prog: str,
         (stdout or sys.stdout).write(to_json({"error": err.to_dict()}) + "\n")
         return
     errs = stderr or sys.stderr
-    errs.write(f"{prog}: error: {err}\n")
+    errs.write(printable(f"{prog}: error: {err}") + "\n")
     hint = err.details.get("hint") if err.details else None
     if hint:
-        errs.write(f"{prog}: hint: {hint}\n")
+        errs.write(printable(f"{prog}: hint: {hint}") + "\n")
 
 
 def warn(message: str, *, prog: str = "alice", stream: TextIO | None = None) -> None:
-    (stream or sys.stderr).write(f"{prog}: warning: {message}\n")
+    (stream or sys.stderr).write(printable(f"{prog}: warning: {message}") + "\n")
+
+
+_unsafe_re = None
+
+
+def _unsafe():
+    global _unsafe_re
+    if _unsafe_re is None:
+        import re
+
+        # C0 controls but tab and newline, DEL, C1 controls, bidirectional marks and
+        # overrides (text shown in another order than it is stored), lone surrogates.
+        _unsafe_re = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f"
+                                "\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+    return _unsafe_re
+
+
+def _escape(match) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def printable(text: str) -> str:
+    """``text`` safe to show on a terminal: an escape sequence, a carriage
+    return, a bidirectional override or a lone surrogate becomes a visible
+    ``\\x1b`` / ``\\u202e``; newlines and tabs stay (``\\r\\n`` becomes a newline)."""
+    if not isinstance(text, str):
+        text = str(text)
+    return _unsafe().sub(_escape, text.replace("\r\n", "\n"))
+
+
+def yes_no(value: Any) -> str:
+    """A value for a human line: ``yes``/``no`` for booleans, ``-`` for None."""
+    if value is True:
+        return "yes"
+    if value is False:
+        return "no"
+    return "-" if value is None else str(value)
 
 
 def table(rows: list[list[str]], headers: list[str] | None = None) -> str:

@@ -15,7 +15,7 @@ import stat
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Mapping
 
 __all__ = ["Finding", "Report", "run_checks", "PINNED_VERSIONS"]
 
@@ -244,47 +244,118 @@ def _check_adapters(report: Report, env: Mapping[str, str], timeout: float) -> N
             report.add("adapters", "info", f"{ident}: health {health or 'unknown'}", ident)
 
 
-def _check_timers(report: Report, env: Mapping[str, str]) -> None:
+_RUNTIME_REASONS = ("unknown_agent", "not_headless", "runtime_invalid", "credential_missing",
+                    "agent_not_installed")
+
+
+def _check_schedule(report: Report, now) -> int:
+    """Automation health of every scheduled issue (``alice-schedule health``):
+    failed, interrupted and blocked issues need attention; an issue whose run
+    cannot start here (agent not installed, credential missing, ...) is a
+    ``runtime`` finding.  Returns how many live scheduled issues there are."""
+    from openalice.core.errors import AliceError
+    from openalice.schedule.health import health_report
+
     try:
-        from openalice import schedule  # type: ignore[attr-defined]
-    except ImportError:
-        schedule = None
-    hook: Callable | None = getattr(schedule, "installed_timers", None) if schedule else None
-    found: list[str] = []
-    if callable(hook):
-        try:
-            found = [str(t) for t in hook()]
-        except Exception as exc:  # informational only
-            report.add("timers", "attention", f"cannot list installed timers: {exc}")
-            return
-    else:
-        home = Path(env.get("HOME") or os.path.expanduser("~"))
-        config = Path(env.get("XDG_CONFIG_HOME") or home / ".config")
-        found += [str(p) for p in sorted((config / "systemd" / "user").glob("*alice*.timer"))]
-        found += [str(p) for p in sorted((home / "Library" / "LaunchAgents").glob("*alice*.plist"))]
-        crontab = shutil.which("crontab", path=env.get("PATH", os.defpath))
-        if crontab:
-            try:
-                proc = subprocess.run([crontab, "-l"], capture_output=True, text=True, timeout=5,
-                                      stdin=subprocess.DEVNULL, errors="replace")
-                if proc.returncode == 0 and "alice-schedule" in proc.stdout:
-                    found.append("crontab")
-            except (subprocess.TimeoutExpired, OSError):
-                pass
+        data = health_report(now=now)
+    except AliceError as err:
+        report.add("schedule", "attention", f"cannot read schedule health: {err}")
+        return 0
+    live = 0
+    for entry in data["issues"]:
+        name = f"{entry['workspaceId']}/{entry['issueId']}"
+        state = entry["state"]
+        if state == "inactive":
+            continue
+        live += 1
+        blocker = entry.get("blocker")
+        if blocker and blocker["reason"] in _RUNTIME_REASONS:
+            hint = f" ({blocker['hint']})" if blocker.get("hint") else ""
+            report.add("runtime", "attention", f"{name}: cannot run here: {blocker['detail']}{hint}", name)
+        elif state in ("failed", "interrupted"):
+            task = entry.get("latestTaskId")
+            report.add("schedule", "attention",
+                       f"{name}: last run {state}: {entry['message']} (see 'alice-schedule run {task}'; "
+                       f"retry with 'alice-schedule retry-now {name}')", name)
+        elif state == "blocked":
+            report.add("schedule", "attention", f"{name}: blocked: {entry['message']}", name)
+        else:
+            report.add("schedule", "ok", f"{name}: {state}", name)
+    for bad in data["invalid"]:
+        reasons = "; ".join(e["reason"] for e in bad["errors"]) or "invalid"
+        report.add("schedule", "attention", f"{bad['workspaceId']}/{bad['issueId']}: invalid issue file "
+                                            f"{bad['path']}: {reasons}", f"{bad['workspaceId']}/{bad['issueId']}")
+    if not data["issues"] and not data["invalid"]:
+        report.add("schedule", "info", "no scheduled issues")
+    return live
+
+
+def _ago(seconds: float) -> str:
+    seconds = int(seconds)
+    if seconds < 120:
+        return f"{seconds} s ago"
+    if seconds < 7200:
+        return f"{seconds // 60} min ago"
+    return f"{seconds // 3600} h ago"
+
+
+def _check_timers(report: Report, env: Mapping[str, str], now, live_scheduled: int) -> None:
+    """Is a scan timer installed, and does it really fire?  The scan renews a
+    heartbeat every time it runs; older than two timer periods means the
+    timer is not firing (cron daemon stopped, the line cannot run, the unit
+    not enabled...)."""
+    from openalice.schedule import fastpath, timers
+
+    try:
+        found = timers.installed(env)
+    except Exception as exc:  # noqa: BLE001 - a timer tool that misbehaves is a finding, not a crash
+        report.add("timers", "attention", f"cannot list installed timers: {exc}")
+        found = []
+    beat_ms = fastpath.read_heartbeat()
+    now_ms = fastpath.epoch_ms(now)
+    limit_ms = 2 * timers.PERIOD_SECONDS * 1000
+    fresh = beat_ms is not None and now_ms - beat_ms <= limit_ms
+    where = ", ".join(f"{t['kind']} ({t['where']})" for t in found)
+    last = None if beat_ms is None else _ago(max(0, now_ms - beat_ms) / 1000)
     if found:
-        report.add("timers", "ok", "scan timer installed: " + ", ".join(found))
+        logs = "; ".join(f"its log: {timers.log_hint(t['kind'], env)}" for t in found)
+        if fresh:
+            report.add("timers", "ok", f"scan timer installed: {where}; it fires (last scan {last})")
+        elif beat_ms is None:
+            report.add("timers", "attention", f"scan timer installed: {where}, but no scan has run yet "
+                                              f"(wait a minute; else {logs})")
+        else:
+            report.add("timers", "attention",
+                       f"scan timer installed: {where}, but the last scan was {last} (more than "
+                       f"{2 * timers.PERIOD_SECONDS} s): the timer is not firing ({logs}; is the "
+                       "service manager running?)")
+    elif fresh:
+        report.add("timers", "ok", f"scans are running (last {last}), though no timer from "
+                                   "'alice-schedule install-timer' was found")
+    elif live_scheduled:
+        report.add("timers", "attention",
+                   f"{live_scheduled} scheduled issue(s) but no scan timer: nothing will run them "
+                   "('alice-schedule install-timer --cron --write' sets one up)"
+                   + (f"; the last scan was {last}" if last else ""))
     else:
         report.add("timers", "info", "no scan timer installed ('alice-schedule install-timer' sets one up)")
 
 
-def run_checks(*, env: Mapping[str, str] | None = None, version_timeout: float = 5.0) -> Report:
-    """Every check, in a stable order."""
+def run_checks(*, env: Mapping[str, str] | None = None, version_timeout: float = 5.0,
+               now=None) -> Report:
+    """Every check, in a stable order.  ``now`` (aware) is the instant the
+    heartbeat and schedule health are judged at (default: the clock)."""
     env = os.environ if env is None else env
+    if now is None:
+        from openalice.core import clock
+
+        now = clock.now()
     report = Report()
     _check_homes(report)
     _check_vault(report)
     present = _check_agents(report, env, version_timeout)
     _check_workspaces(report, present)
     _check_adapters(report, env, version_timeout)
-    _check_timers(report, env)
+    live = _check_schedule(report, now)
+    _check_timers(report, env, now, live)
     return report

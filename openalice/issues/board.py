@@ -17,7 +17,7 @@ from .reader import IssueSet, read_frontmatter, read_issues
 from .schedule import data_when_problem, when_problem
 from .views import invalid_json, issue_json, workspace_json
 
-__all__ = ["scan", "listing", "board", "validate", "Problem", "Report"]
+__all__ = ["scan", "listing", "board", "validate", "Problem", "ValidationWarning", "Report"]
 
 
 def scan(workspaces: list) -> list[tuple[object, IssueSet]]:
@@ -83,13 +83,40 @@ class Problem:
                 "field": self.field, "reason": self.reason}
 
 
+class ValidationWarning(Problem):
+    """A valid issue this machine cannot run now (:mod:`.runnable`): the scan
+    skips it with ``code`` until it is fixed."""
+
+    __slots__ = ("code", "hint")
+
+    def __init__(self, workspace_id: str, issue_id: str, path: Path | str, warning: dict) -> None:
+        super().__init__(workspace_id, issue_id, path, warning["field"], warning["reason"])
+        self.code = warning["code"]
+        self.hint = warning.get("hint")
+
+    def __str__(self) -> str:
+        from .runnable import warning_text
+
+        return warning_text(self.path, {"field": self.field, "reason": self.reason,
+                                        "code": self.code})
+
+    def to_dict(self) -> dict:
+        out = {**super().to_dict(), "code": self.code}
+        if self.hint:
+            out["hint"] = self.hint
+        return out
+
+
 class Report:
-    """What ``validate`` found: ``problems`` and how much it looked at."""
+    """What ``validate`` found: ``problems`` (exit 2), ``warnings`` and how
+    much it looked at."""
 
-    __slots__ = ("problems", "files", "workspaces")
+    __slots__ = ("problems", "warnings", "files", "workspaces")
 
-    def __init__(self, problems: list[Problem], files: int, workspaces: int) -> None:
+    def __init__(self, problems: list[Problem], files: int, workspaces: int,
+                 warnings: list[ValidationWarning] | None = None) -> None:
         self.problems = problems
+        self.warnings = warnings or []
         self.files = files
         self.workspaces = workspaces
 
@@ -99,16 +126,21 @@ class Report:
 
     def to_dict(self) -> dict:
         return {"ok": self.ok, "checked": {"workspaces": self.workspaces, "files": self.files},
-                "problems": [p.to_dict() for p in self.problems]}
+                "problems": [p.to_dict() for p in self.problems],
+                "warnings": [w.to_dict() for w in self.warnings]}
 
 
 def validate(workspaces: list, now: datetime) -> Report:
     """Everything ``validate`` flags: invalid files, schedules that can never
     fire (an ``at`` in the past only for live issues), malformed comment
-    sidecars, and workspaces whose issues cannot be read."""
+    sidecars, workspaces whose issues cannot be read, and what the scan would
+    refuse (:mod:`.runnable`: errors, or warnings for what depends on this
+    machine)."""
     from .comments import check_sidecar
+    from .runnable import runtime_findings
 
     problems: list[Problem] = []
+    warnings: list[ValidationWarning] = []
     files = 0
     for ws, found in scan(workspaces):
         root = Path(ws.path)
@@ -132,11 +164,14 @@ def validate(workspaces: list, now: datetime) -> Report:
             problem = when_problem(issue.when, now, terminal=issue.is_terminal)
             if problem is not None:
                 problems.append(Problem(ws.id, issue.id, issue.path, problem.field, problem.reason))
+            errors, found_warnings = runtime_findings(ws, issue)
+            problems.extend(Problem(ws.id, issue.id, issue.path, e.field, e.reason) for e in errors)
+            warnings.extend(ValidationWarning(ws.id, issue.id, issue.path, w) for w in found_warnings)
             sidecar = issue.path.parent / f"{issue.id}.comments.json"
             problem = _sidecar_problem(sidecar, issue.id, check_sidecar)
             if problem is not None:
                 problems.append(Problem(ws.id, issue.id, sidecar, *problem))
-    return Report(problems, files, len(workspaces))
+    return Report(problems, files, len(workspaces), warnings)
 
 
 def _sidecar_problem(path: Path, issue_id: str, check) -> tuple[str, str] | None:

@@ -24,7 +24,7 @@ __all__ = [
     "STATUSES", "TERMINAL_STATUSES", "PRIORITIES", "PRIORITY_RANK", "ASSIGNEE_POLICIES",
     "EFFORTS", "TIMEOUTS", "RUNTIME_FIELDS", "KNOWN_FIELDS", "COMMENT_PROMPT_TOKENS",
     "COMMENT_PROMPT_MAX", "MAX_BYTES", "ID_PATTERN", "ID_MAX", "ID_RE", "CREDENTIAL_RE",
-    "READ_ALIASES", "FieldError", "Issue", "InvalidIssue", "declare", "what_of",
+    "READ_ALIASES", "DEFAULT_CRON_TIMEZONE", "FieldError", "Issue", "InvalidIssue", "declare", "what_of",
     "is_valid_id", "id_problem", "alias_problem", "slug_of",
 ]
 
@@ -50,6 +50,9 @@ ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}\Z")
 # The vault's slug grammar (openalice.credentials): lowercase, digits, dashes.
 CREDENTIAL_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,63}\Z")
 RESUME_ASSIGNEE_RE = re.compile(r"@resume-\S{1,200}\Z")
+# A cron `when` without `timezone` means the machine's zone: for the reader, the
+# writers (which then write it out), validate and the scheduler alike.
+DEFAULT_CRON_TIMEZONE = "local"
 # Read-only aliases: accepted when read, refused when written.
 READ_ALIASES = {"@workspace": None, "@new": "@new-then-resume"}
 
@@ -308,7 +311,7 @@ def _when(value: object, err) -> dict | None:
     ok = True
     zone = value.get("timezone")
     if zone is None:
-        zone = "local"
+        zone = DEFAULT_CRON_TIMEZONE
     elif not isinstance(zone, str) or not _zone_ok(zone):
         err(FieldError("when.timezone", "timezone must be `local` or a valid IANA timezone "
                                         f"(got `{_clip(str(zone))}`)"))

@@ -13,7 +13,7 @@ from datetime import datetime
 
 from openalice.core.errors import InvalidInput
 
-from .declaration import FieldError, Issue
+from .declaration import DEFAULT_CRON_TIMEZONE, FieldError, Issue
 
 __all__ = ["when_problem", "data_when_problem", "schedule_problem", "schedule_summary"]
 
@@ -48,8 +48,8 @@ def when_problem(when: dict | None, now: datetime | None, *,
         if not can_ever_fire(expr):
             return FieldError("when.cron", f"can never fire: `{text}` names only days that "
                                            "do not exist (like 30 February)")
-        zone = when.get("timezone", "local")
-        if zone is not None and zone != "local":
+        zone = when.get("timezone")
+        if zone is not None and zone != DEFAULT_CRON_TIMEZONE:
             from openalice.core.zones import resolve_zone
             try:
                 resolve_zone(zone)
@@ -95,12 +95,14 @@ def schedule_problem(issue_or_when: Issue | dict | None, now: datetime | None) -
     return None if problem is None else str(problem)
 
 
-def schedule_summary(issue: Issue, now: datetime) -> dict:
+def schedule_summary(issue: Issue, now: datetime, *, workspace_id: str | None = None) -> dict:
     """``{"nextFireAt", "problem", "note"}`` for show/list output.
 
-    ``nextFireAt`` (UTC ISO) is given only when the file alone decides it: the
-    next cron slot after ``now`` and a future ``at``.  An ``every`` schedule
-    fires relative to its last accepted run, which only the scheduler knows.
+    ``nextFireAt`` (UTC ISO): the next cron slot after ``now``, a future
+    ``at``, and for ``every`` the scheduler's own answer from its cursor
+    (``lastFire`` + the interval; ``now`` when it is due, e.g. never fired:
+    the next scan starts it).  ``workspace_id`` names the cursor's workspace
+    (default: the issue's).
     """
     when = issue.when
     if when is None:
@@ -116,14 +118,41 @@ def schedule_summary(issue: Issue, now: datetime) -> dict:
     if kind == "at":
         return {"nextFireAt": to_iso(parse_instant(when["at"])), "problem": None, "note": None}
     if kind == "every":
-        return {"nextFireAt": None, "problem": None,
-                "note": f"every {when['every'].strip()}: fires on first sight, then that long "
-                        "after each accepted run (the scheduler keeps the cursor)"}
+        return _every_summary(issue, now, workspace_id or issue.workspace_id)
     from openalice.core.cron import next_fire_after
     from openalice.core.zones import resolve_zone
-    fire = next_fire_after(when["cron"], now, resolve_zone(when.get("timezone") or "local"))
+    fire = next_fire_after(when["cron"], now, resolve_zone(when.get("timezone") or DEFAULT_CRON_TIMEZONE))
     if fire is None:
         return {"nextFireAt": None, "problem": "when.cron: can never fire: no slot within 50 years",
                 "note": None}
     return {"nextFireAt": to_iso(fire), "problem": None,
             "note": None if when.get("catchUp", True) else "catchUp false: missed slots are skipped"}
+
+
+def _every_summary(issue: Issue, now: datetime, workspace_id: str | None) -> dict:
+    """The next fire of an ``every`` schedule, as the scheduler decides it."""
+    from openalice.core.clock import to_iso
+    from openalice.core.errors import AliceError
+
+    every = issue.when["every"].strip()
+    rule = f"every {every} after each accepted run"
+    try:
+        from openalice.schedule import cursors, due
+    except ImportError:  # no scheduler installed
+        return {"nextFireAt": None, "problem": None, "note": f"{rule} (no scheduler installed)"}
+    cursor = None
+    if workspace_id:
+        try:
+            cursor = cursors.read_cursor(workspace_id, issue.id)
+        except AliceError as exc:
+            return {"nextFireAt": None, "problem": None,
+                    "note": f"{rule}; its cursor cannot be read ({exc.message})"}
+    fire = due.next_due(due.parse_schedule(issue.when), cursor, now)
+    if fire is None:
+        return {"nextFireAt": None, "problem": None, "note": rule}
+    if fire <= now:
+        never = cursor is None or not cursor.get("lastFire")
+        why = "never fired" if never else "its interval has passed"
+        return {"nextFireAt": to_iso(now), "problem": None,
+                "note": f"due now ({why}): the next scan starts it; then {rule}"}
+    return {"nextFireAt": to_iso(fire), "problem": None, "note": rule}

@@ -5,7 +5,8 @@ whole resulting file and goes through one atomic write; nothing is written
 when anything is wrong.  ``update`` merges into the frontmatter as written:
 keys it does not touch keep their text, comments and order
 (``frontmatter.render``).  ``create`` and ``update`` refuse whatever
-``alice issue validate`` would flag, a schedule that can never fire included;
+``alice issue validate`` would flag, a schedule that can never fire and an
+``@resume-…`` owner that is not a session id included (:mod:`.runnable`);
 the scheduler's rewrites (:func:`claim_new_then_resume`, :func:`mark_done`)
 only keep the file readable, since the ``at`` they follow is past by then.
 """
@@ -21,8 +22,9 @@ from pathlib import Path
 from openalice.core import frontmatter, fs
 from openalice.core.errors import Conflict, InvalidInput, NotFound
 
-from .declaration import (KNOWN_FIELDS, MAX_BYTES, RESUME_ASSIGNEE_RE, RUNTIME_FIELDS,
-                          FieldError, Issue, alias_problem, declare, id_problem, slug_of)
+from .declaration import (DEFAULT_CRON_TIMEZONE, KNOWN_FIELDS, MAX_BYTES, RESUME_ASSIGNEE_RE,
+                          RUNTIME_FIELDS, FieldError, Issue, alias_problem, declare, id_problem,
+                          slug_of)
 from .reader import LEGACY_FILE_MESSAGE, _contained_dir, _read_bytes, _root, find_issue_file
 from .reader import issues_dir as _issues_dir
 from .schedule import data_when_problem
@@ -271,12 +273,8 @@ def _merge_when(old: object, patch: object, errors: list[FieldError]) -> dict | 
     elif kind == "cron":
         new = {"kind": "cron", "cron": patch.get("cron")}
         zone = patch.get("timezone") or (old.get("timezone") if old_cron else None)
-        if zone is None:
-            errors.append(FieldError("when.timezone", "a cron schedule needs an explicit "
-                                                      "timezone: `local` or an IANA name such "
-                                                      "as Europe/Paris (--timezone)"))
-            return None
-        new["timezone"] = zone
+        # No timezone means the machine's, as the reader reads it; the file says so.
+        new["timezone"] = zone or DEFAULT_CRON_TIMEZONE
         if old_cron and "catchUp" not in patch and old.get("catchUp") is False:
             new["catchUp"] = False
     else:
@@ -336,6 +334,10 @@ def _judge(text: str, issue_id: str, path: Path, ws, now: datetime,
     problem = data_when_problem(doc.data, now, errors)
     if problem is not None:
         errors.append(problem)
+    if not errors:
+        from .runnable import runtime_findings
+
+        errors.extend(runtime_findings(ws, issue)[0])  # what no scan could ever run
     if errors:
         raise _refusal(path, errors)
     return issue

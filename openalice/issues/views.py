@@ -34,7 +34,7 @@ def issue_json(issue: Issue, now: datetime, *, workspace_id: str | None = None) 
         "telegramConnector": issue.telegram_connector,
         "scheduled": issue.when is not None,
         "terminal": issue.is_terminal,
-        "schedule": schedule_summary(issue, now),
+        "schedule": schedule_summary(issue, now, workspace_id=workspace_id or issue.workspace_id),
         "what": issue.what,
         "extra": _jsonable(issue.extra),
     }

@@ -10,7 +10,8 @@ starts fast):
 - :mod:`.manual` — run-now and retry-now;
 - :mod:`.health` — automationHealth and the run-failure classification;
 - :mod:`.upcoming` — the next fire instants of an issue, DST marked;
-- :mod:`.timers` — crontab / systemd / launchd timer definitions;
+- :mod:`.readiness` — whether a due issue's run can start on this machine (the one rule);
+- :mod:`.timers` — crontab / systemd / launchd timer definitions, and which are installed;
 - :mod:`.address` — finding an issue from ``ISSUE`` / ``WS/ISSUE``.
 """
 

@@ -128,8 +128,10 @@ def parse_schedule(when: Any) -> Schedule | None:
         from openalice.core.cron import CronExpr, can_ever_fire
         from openalice.core.zones import resolve_zone
 
+        from openalice.issues.declaration import DEFAULT_CRON_TIMEZONE
+
         text = get("cron")
-        tz_name = get("timezone") or "local"
+        tz_name = get("timezone") or DEFAULT_CRON_TIMEZONE
         catch_up = get("catchUp")
         catch_up = True if catch_up is None else bool(catch_up)
         try:

@@ -37,8 +37,9 @@ import os
 from openalice.core.homes import openalice_home  # the plain-string form: no pathlib
 
 __all__ = ["CACHE_VERSION", "openalice_home", "cache_file", "lock_file", "registry_file",
-           "environment_key", "list_issue_files", "file_stat", "load_cache", "dump_cache",
-           "take_lock", "release_lock", "quick_scan", "epoch_ms", "parse_now", "iso"]
+           "heartbeat_file", "environment_key", "list_issue_files", "file_stat", "load_cache",
+           "dump_cache", "take_lock", "release_lock", "quick_scan", "write_heartbeat",
+           "read_heartbeat", "epoch_ms", "parse_now", "iso"]
 
 CACHE_VERSION = 2
 _held_fd: int | None = None
@@ -56,6 +57,28 @@ def lock_file() -> str:
 
 def registry_file() -> str:
     return os.path.join(openalice_home(), "workspaces.json")
+
+
+def heartbeat_file() -> str:
+    """The scan's heartbeat: an empty file whose mtime is the instant of the
+    last scan that ran (``alice doctor`` reads it to tell a timer that fires
+    from one that is only installed)."""
+    return os.path.join(openalice_home(), "state", "schedule", "heartbeat")
+
+
+def write_heartbeat(now_ms: int) -> None:
+    """Renew the heartbeat (one ``utime`` call once the file exists)."""
+    from openalice.core import stamps
+
+    stamps.touch(heartbeat_file(), now_ms * 1_000_000)
+
+
+def read_heartbeat() -> int | None:
+    """The last scan's instant in epoch milliseconds, or None (never scanned)."""
+    from openalice.core import stamps
+
+    ns = stamps.read(heartbeat_file())
+    return None if ns is None else ns // 1_000_000
 
 
 def environment_key() -> list:

@@ -15,8 +15,10 @@ Run failure (first match wins; every kind is retryable):
 6. anything else → ``runtime_error``.
 
 automationHealth (first match wins): status done/canceled → ``inactive``;
-latest run running → ``running``; owner missing/retired/deleted/unbound →
-``blocked``; latest run interrupted, or failed as ``system_paused`` →
+latest run running → ``running``; owner invalid/missing/retired/deleted/unbound
+→ ``blocked``; the run cannot start on this machine (:mod:`.readiness`: agent
+unknown or not installed, credential missing, ...) → ``blocked`` (the scan
+would skip it, so it is not ``due``); latest run interrupted, or failed as ``system_paused`` →
 ``interrupted``; latest run failed → ``failed``; no next fire → ``blocked``;
 next fire at or before now → ``due``; latest run done → ``healthy``; else
 ``not_started``.
@@ -36,7 +38,7 @@ HEALTH_STATES = ("inactive", "running", "blocked", "interrupted", "failed", "due
                  "not_started")
 HISTORICAL_TIMEOUT_MS = 30 * 60 * 1000
 PAUSE_MARGIN_MS = 60 * 1000
-_BLOCKING_OWNER_STATES = ("missing", "retired", "deleted", "unbound")
+_BLOCKING_OWNER_STATES = ("invalid", "missing", "retired", "deleted", "unbound")
 
 
 def _limit_text(ms: int) -> str:
@@ -81,8 +83,9 @@ def _failure(kind: str, message: str) -> dict:
 
 def automation_health(*, status: str | None, latest: dict | None, owner_state: str,
                       next_due: datetime | None, now: datetime, problem: str | None = None,
-                      owner_detail: str | None = None) -> dict:
-    """``{state, message, latestTaskId?}`` from the pieces (pure)."""
+                      owner_detail: str | None = None, blocker: str | None = None) -> dict:
+    """``{state, message, latestTaskId?}`` from the pieces (pure).  ``blocker``
+    is why the run cannot start now (:func:`.readiness.run_blocker`'s detail)."""
     out: dict[str, Any] = {}
     if latest is not None:
         out["latestTaskId"] = latest.get("taskId")
@@ -95,6 +98,8 @@ def automation_health(*, status: str | None, latest: dict | None, owner_state: s
     if owner_state in _BLOCKING_OWNER_STATES:
         detail = f": {owner_detail}" if owner_detail else ""
         return {"state": "blocked", "message": f"The owner session is {owner_state}{detail}.", **out}
+    if blocker:
+        return {"state": "blocked", "message": f"The run cannot start: {blocker}.", **out}
     if latest_status == "interrupted" or (failure and failure["kind"] == "system_paused"):
         return {"state": "interrupted", "message": failure["message"] if failure else
                 "The last run was interrupted.", **out}
@@ -117,7 +122,7 @@ def issue_health(ws: Any, issue: Any, *, now: datetime) -> dict:
     from openalice.runs import tasks
 
     from . import cursors, due
-    from .owners import owner_state
+    from .readiness import owner_state, run_blocker
 
     schedule = due.parse_schedule(issue.when)
     problem = schedule.problem if schedule else "no schedule"
@@ -137,9 +142,13 @@ def issue_health(ws: Any, issue: Any, *, now: datetime) -> dict:
         problem = f"cursor unreadable: {cursor_error}"
     latest = tasks.latest_task(ws.id, issue.id)
     state, detail = owner_state(ws, issue)
+    blocker = None
+    if not getattr(issue, "is_terminal", False) and (latest or {}).get("status") != "running":
+        blocker = run_blocker(ws, issue)
     health = automation_health(status=getattr(issue, "status", None), latest=latest,
                                owner_state=state, next_due=next_fire, now=now, problem=problem,
-                               owner_detail=detail)
+                               owner_detail=detail,
+                               blocker=None if blocker is None else blocker.detail)
     entry: dict[str, Any] = {
         "workspaceId": ws.id, "issueId": issue.id, "title": getattr(issue, "title", None),
         "status": getattr(issue, "status", None), "assignee": getattr(issue, "assignee", None),
@@ -154,7 +163,9 @@ def issue_health(ws: Any, issue: Any, *, now: datetime) -> dict:
     if cursor:
         entry["cursor"] = {k: cursor[k] for k in ("lastFire", "lastTaskId", "missed", "skippedThrough",
                                                   "firstSeenAt") if k in cursor}
-    if problem and health["state"] == "blocked":
+    if blocker is not None and health["state"] == "blocked":
+        entry["blocker"] = blocker.to_dict()
+    elif problem and health["state"] == "blocked":
         entry["problem"] = problem
     if entry["title"] is None:
         del entry["title"]

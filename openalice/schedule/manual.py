@@ -26,7 +26,7 @@ def fire_now(ws: Any, issue_id: str, *, fire: str, now: datetime, capacity: int 
 
     from .address import load_issue
     from .launching import resolve_launch, start
-    from .owners import owner_problem
+    from .readiness import run_blocker
 
     if fire not in ("run-now", "retry"):
         raise ValueError(f"unknown manual fire {fire!r}")
@@ -37,9 +37,11 @@ def fire_now(ws: Any, issue_id: str, *, fire: str, now: datetime, capacity: int 
     if getattr(issue, "is_terminal", False):
         raise Conflict(f"{ws.id}/{issue.id} is {issue.status}; it no longer fires",
                        code="not_fireable", details={"hint": "set its status back to todo to run it"})
-    problem = owner_problem(ws, issue)
-    if problem is not None:
-        raise Unavailable(f"{ws.id}/{issue.id} cannot run headless now: {problem[1]}", code=problem[0])
+    blocker = run_blocker(ws, issue)
+    if blocker is not None:
+        raise Unavailable(f"{ws.id}/{issue.id} cannot run headless now: {blocker.detail}",
+                          code=blocker.reason, field=blocker.field,
+                          details={"hint": blocker.hint} if blocker.hint else None)
     if launch is None:
         launch = resolve_launch()
         if launch is False:

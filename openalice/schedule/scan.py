@@ -4,7 +4,8 @@
 → status ``busy``), then for each registered workspace lists its issue files
 and, for each scheduled, non-terminal issue that is due (:mod:`.due`):
 
-1. checks its owner can run headless (:mod:`.owners`);
+1. checks its run can start on this machine (:mod:`.readiness`: owner,
+   agent, credential, executable);
 2. catches the cursor up if the task registry already holds a scheduled run
    newer than the cursor (a scanner died between the record and the cursor);
 3. asks for admission (:func:`openalice.runs.admission.admit`), which writes
@@ -458,12 +459,13 @@ class _Scanner:
         from openalice.runs import admission
 
         from . import cursors
-        from .owners import owner_problem
+        from .readiness import run_blocker
 
         slot_iso = _iso(decision.slot)
-        problem = owner_problem(ws, issue)
-        if problem is not None:
-            self._skip(ws.id, issue.id, problem[0], problem[1], slot=slot_iso)
+        blocker = run_blocker(ws, issue)
+        if blocker is not None:
+            self._skip(ws.id, issue.id, blocker.reason, blocker.detail, slot=slot_iso,
+                       **({"hint": blocker.hint} if blocker.hint else {}))
             return cursor
         launch = self._resolve_launch()
         if launch is False:

@@ -9,8 +9,14 @@
 
 Every definition names the tool by absolute path (the installed console
 script, else the interpreter plus the checkout's ``bin/`` launcher) and
-carries ``OPENALICE_HOME``/``HARNESS_HOME`` when set and the current ``PATH``
+carries ``OPENALICE_HOME``/``HARNESS_HOME``/``HARNESS_CATALOG`` when set and the current ``PATH``
 (timers start with a minimal one, and the runner must find the agent CLIs).
+
+A definition lists the ``directories`` its line needs (the log's directory):
+cron's shell cannot redirect into a directory that does not exist yet, and on
+a fresh home nothing has created ``state/schedule/`` before the first scan.
+:func:`prepare` creates them; :func:`install` does so before anything else,
+and undoes its writes when enabling fails.
 """
 
 from __future__ import annotations
@@ -23,15 +29,17 @@ from typing import Mapping
 
 from openalice.core.errors import OperationalError, Unavailable
 
-__all__ = ["KINDS", "CRON_MARKER", "UNIT_NAME", "LAUNCHD_LABEL", "tool_command", "timer_env",
-           "cron_line", "cron_block", "merge_crontab", "systemd_units", "launchd_plist",
-           "definition", "install"]
+__all__ = ["KINDS", "CRON_MARKER", "UNIT_NAME", "LAUNCHD_LABEL", "PERIOD_SECONDS", "tool_command",
+           "timer_env", "cron_line", "cron_block", "merge_crontab", "systemd_units",
+           "launchd_plist", "definition", "prepare", "install", "installed", "log_hint"]
 
 KINDS = ("cron", "systemd", "launchd")
 CRON_MARKER = "# openalice-schedule: managed by 'alice-schedule install-timer --cron --write'"
 UNIT_NAME = "openalice-schedule"
 LAUNCHD_LABEL = "dev.openalice.schedule"
-_ENV_KEYS = ("OPENALICE_HOME", "HARNESS_HOME")
+PERIOD_SECONDS = 60  # every kind runs the scan once a minute
+# Paths the scan and its runs read; a timer starts without the user's shell environment.
+_ENV_KEYS = ("OPENALICE_HOME", "HARNESS_HOME", "HARNESS_CATALOG")
 
 
 def tool_command(*, executable: str | None = None) -> list[str]:
@@ -166,21 +174,24 @@ def definition(kind: str, *, environ: Mapping[str, str] | None = None,
     command = command or tool_command()
     env = timer_env(environ)
     if kind == "cron":
-        block = cron_block(command, env, _log_path(environ, "cron.log"))
+        log = _log_path(environ, "cron.log")
+        block = cron_block(command, env, log)
         return {"kind": kind, "command": command, "environment": env,
                 "files": [{"path": "crontab", "content": block}],
-                "enable": []}
+                "directories": [str(log.parent)], "enable": []}
     if kind == "systemd":
         base = Path(environ.get("XDG_CONFIG_HOME") or _user_home(environ) / ".config") / "systemd" / "user"
         units = systemd_units(command, env)
         return {"kind": kind, "command": command, "environment": env,
                 "files": [{"path": str(base / name), "content": text} for name, text in units.items()],
+                "directories": [],  # output goes to the journal
                 "enable": [["systemctl", "--user", "daemon-reload"],
                            ["systemctl", "--user", "enable", "--now", f"{UNIT_NAME}.timer"]]}
     path = _user_home(environ) / "Library" / "LaunchAgents" / f"{LAUNCHD_LABEL}.plist"
+    log = _log_path(environ, "launchd.log")
     return {"kind": kind, "command": command, "environment": env,
-            "files": [{"path": str(path),
-                       "content": launchd_plist(command, env, _log_path(environ, "launchd.log"))}],
+            "files": [{"path": str(path), "content": launchd_plist(command, env, log)}],
+            "directories": [str(log.parent)],
             "enable": [["launchctl", "load", "-w", str(path)]]}
 
 
@@ -196,13 +207,67 @@ def _run(argv: list[str], *, input_text: str | None = None):
         raise OperationalError(f"cannot run {argv[0]}: {exc}", code="timer_tool_failed") from None
 
 
+def prepare(spec: dict) -> list[str]:
+    """Create the directories the definition's line needs (0700: they are in
+    the state home); the ones created, in order."""
+    from openalice.core import fs
+
+    created = []
+    for directory in spec.get("directories", ()):
+        if not os.path.isdir(directory):
+            fs.ensure_dir(directory, 0o700)
+            created.append(directory)
+    return created
+
+
+def _enable_tools_missing(spec: dict) -> None:
+    """Unavailable before anything is written when an enable tool is absent."""
+    import shutil
+
+    for argv in spec["enable"]:
+        if shutil.which(argv[0]) is None:
+            raise Unavailable(f"{argv[0]} is not installed; nothing was written (drop --enable "
+                              "to write the files only)", code="timer_tool_missing")
+
+
+def _new_dirs(path: Path) -> list[Path]:
+    """The directories above ``path`` that do not exist yet, deepest first."""
+    out = []
+    for parent in path.parents:
+        if parent.exists():
+            break
+        out.append(parent)
+    return out
+
+
+def _restore(previous: dict[str, bytes | None], new_dirs: list[Path]) -> None:
+    """Put the files back as they were before a failed install; remove the
+    directories it created (when empty)."""
+    from openalice.core import fs
+
+    for path, old in previous.items():
+        if old is None:
+            fs.remove_file(path)
+        else:
+            fs.atomic_write_bytes(path, old, mode=0o644, dir_mode=0o755)
+    for directory in new_dirs:
+        try:
+            directory.rmdir()
+        except OSError:
+            pass
+
+
 def install(spec: dict, *, enable: bool = False) -> dict:
     """Install the definition where it belongs; returns ``{written: [...],
-    enabled: bool, crontab?: str}``.  Idempotent."""
+    enabled: bool, crontab?: str}``.  Idempotent.  With ``enable``, a failure
+    to enable leaves the files as they were before (new ones removed)."""
     from openalice.core import fs
 
     kind = spec["kind"]
     out: dict = {"written": [], "enabled": False}
+    if enable and kind != "cron":
+        _enable_tools_missing(spec)
+    prepare(spec)
     if kind == "cron":
         current = _run(["crontab", "-l"])
         existing = current.stdout if current.returncode == 0 else ""
@@ -216,14 +281,70 @@ def install(spec: dict, *, enable: bool = False) -> dict:
         out["crontab"] = merged
         out["enabled"] = True  # cron runs what is in the crontab
         return out
+    previous: dict[str, bytes | None] = {}
+    new_dirs: list[Path] = []
     for item in spec["files"]:
-        fs.atomic_write_text(item["path"], item["content"], mode=0o644, dir_mode=0o755)
-        out["written"].append(item["path"])
-    if enable:
-        for argv in spec["enable"]:
-            result = _run(argv)
-            if result.returncode != 0:
-                raise OperationalError(f"{' '.join(argv)} failed: {result.stderr.strip()}",
-                                       code="timer_tool_failed")
-        out["enabled"] = True
+        new_dirs += [d for d in _new_dirs(Path(item["path"])) if d not in new_dirs]
+        try:
+            previous[item["path"]] = Path(item["path"]).read_bytes()
+        except FileNotFoundError:
+            previous[item["path"]] = None
+        except OSError as exc:
+            raise OperationalError(f"cannot read {item['path']}: {exc.strerror}", file=item["path"],
+                                   code="timer_tool_failed") from None
+    try:
+        for item in spec["files"]:
+            fs.atomic_write_text(item["path"], item["content"], mode=0o644, dir_mode=0o755)
+            out["written"].append(item["path"])
+        if enable:
+            for argv in spec["enable"]:
+                result = _run(argv)
+                if result.returncode != 0:
+                    raise OperationalError(f"{' '.join(argv)} failed: {result.stderr.strip()}; "
+                                           "the files were put back as they were",
+                                           code="timer_tool_failed")
+            out["enabled"] = True
+    except BaseException:
+        _restore(previous, new_dirs)
+        if enable and kind == "systemd" and out["written"]:
+            try:  # best effort: let systemd forget units that are gone again
+                _run(["systemctl", "--user", "daemon-reload"])
+            except Exception:  # noqa: BLE001 - the original error is what matters
+                pass
+        raise
     return out
+
+
+def installed(environ: Mapping[str, str] | None = None) -> list[dict]:
+    """The timers ``install-timer --write`` put in place: ``[{kind, where}]``
+    (the crontab's managed line, the systemd ``.timer`` unit, the plist).
+    A crontab that cannot be listed counts as none."""
+    import shutil
+    import subprocess
+
+    environ = os.environ if environ is None else environ
+    found: list[dict] = []
+    crontab = shutil.which("crontab", path=environ.get("PATH", os.defpath))
+    if crontab:
+        try:
+            listed = subprocess.run([crontab, "-l"], capture_output=True, text=True, timeout=10,
+                                    stdin=subprocess.DEVNULL, errors="replace")
+        except (OSError, subprocess.SubprocessError):
+            listed = None
+        if listed is not None and listed.returncode == 0:
+            lines = listed.stdout.splitlines()
+            if any(line.strip() == CRON_MARKER for line in lines):
+                found.append({"kind": "cron", "where": "crontab"})
+    for kind in ("systemd", "launchd"):
+        for item in definition(kind, environ=environ, command=["/alice-schedule"])["files"]:
+            if item["path"].endswith((".timer", ".plist")) and os.path.isfile(item["path"]):
+                found.append({"kind": kind, "where": item["path"]})
+    return found
+
+
+def log_hint(kind: str, environ: Mapping[str, str] | None = None) -> str:
+    """Where a timer of ``kind`` leaves the scan's output."""
+    environ = os.environ if environ is None else environ
+    if kind == "systemd":
+        return f"journalctl --user -u {UNIT_NAME}.service"
+    return str(_log_path(environ, "cron.log" if kind == "cron" else "launchd.log"))

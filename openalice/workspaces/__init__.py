@@ -9,11 +9,11 @@ copies or moves user files; unregistering never deletes them.
 """
 
 from .registry import (  # noqa: F401
-    INIT_PROJECTORS, TEMPLATES, Workspace, RunEnvironment, alice_dir, find, get, init,
+    INIT_PROJECTORS, TEMPLATES, Workspace, RunEnvironment, alice_dir, find, get, id_base, init,
     list_workspaces, registry_path, remove, resolve, run_environment,
 )
 
 __all__ = [
     "INIT_PROJECTORS", "TEMPLATES", "Workspace", "RunEnvironment", "alice_dir", "find", "get",
-    "init", "list_workspaces", "registry_path", "remove", "resolve", "run_environment",
+    "id_base", "init", "list_workspaces", "registry_path", "remove", "resolve", "run_environment",
 ]

@@ -91,7 +91,10 @@ def list_workspaces() -> list[Workspace]:
     return _parse_registry(data, path)
 
 
-def _slug(text: str) -> str:
+def id_base(text: str) -> str:
+    """The id a label (or directory name) gives: lowercase, runs of anything but
+    ``a-z0-9`` become ``-``, at most 48 characters; ``workspace`` if nothing is left.
+    ``init`` adds ``-2``, ``-3``... when it is taken."""
     slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:48].strip("-")
     return slug or "workspace"
 
@@ -191,7 +194,7 @@ def init(path: os.PathLike | str = ".", *, template: str = "blank", label: str |
             if ws.path == real:
                 raise _AlreadyRegistered(ws)
         _refuse_nesting(real, existing)
-        ws_id = _unique_id(_slug(label or Path(real).name), {w.id for w in existing})
+        ws_id = _unique_id(id_base(label or Path(real).name), {w.id for w in existing})
         record = Workspace(id=ws_id, label=(label or Path(real).name).strip(), path=real,
                            template=template, createdAt=clock.to_iso(now))
         data["workspaces"].append(record.record())

@@ -98,11 +98,32 @@ def test_disabled_or_narrowed_adapters_fail_on_this_machine_only(repo):
     assert run(repo, "duo.json", machine=False).valid  # CI: catalog only
 
 
-def test_absent_state_means_disabled(repo, tmp_path):
-    state.state_path().unlink()
+def test_a_fresh_machine_checks_against_the_catalog_only_and_says_so(repo, tmp_path):
+    state.state_path().unlink()                       # nothing enabled anywhere yet
     report = run(repo, "duo.json")
-    assert [e[2] for e in errors(report)] == ["adapter 'alpha' is not enabled on this machine",
-                                             "adapter 'beta' is not enabled on this machine"]
+    assert report.valid and errors(report) == []
+    [note] = [d for d in report.diagnostics if d.severity == "warning"]
+    assert "no adapter is enabled on this machine" in note.message and "catalog only" in note.message
+    assert note.suggestion == "enable the adapters your presets use: harness-adapter enable ID"
+    # Once something is enabled, the machine check applies: a disabled adapter fails.
+    state.set_enabled("alpha", True)
+    report = run(repo, "duo.json")
+    assert [e[2] for e in errors(report)] == ["adapter 'beta' is not enabled on this machine"]
+
+
+def test_the_files_counted_are_the_files_read(repo, tmp_path):
+    missing = run(repo, "nothere.json")
+    assert [e[2] for e in errors(missing)] == ["no such file"]
+    assert missing.files == [str(repo / "adapters.json"), str(state.state_path())]
+    assert render(missing).endswith("1 error(s), 0 warning(s); 2 files read")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    report = validate([empty], catalog_path=repo / "adapters.json")
+    assert report.files == [str(repo / "adapters.json"), str(state.state_path())]
+    assert any("no *.json file here" in d.message and d.file == str(empty) for d in report.diagnostics)
+    twice = run(repo, "duo.json", "duo.json")
+    assert twice.files == [str(repo / "adapters.json"), str(state.state_path()), str(repo / "duo.json")]
+    assert render(twice) == "ok: 3 files read, all valid"
 
 
 def test_schema_violations_and_unknown_versions(repo):

@@ -11,25 +11,12 @@ import pytest
 from openalice import agents
 from openalice.core.errors import InvalidInput, NotFound, UsageError
 
+from tests.testdata import AGENT_STREAMS
+
 from .conftest import BASE_ENV, RUN_ENV, add, bind, vault
 
 BUILTINS = ("claude", "codex", "opencode", "pi")
-REPO = Path(__file__).resolve().parents[2]
-
-
-def _find_fixtures() -> Path | None:
-    """The recorded real-CLI material (help texts, working argv): $OPENALICE_FIXTURES_DIR, else
-    shared/fixtures/agent-streams beside an ancestor of the repository."""
-    env = os.environ.get("OPENALICE_FIXTURES_DIR")
-    candidates = [Path(env) / "agent-streams", Path(env)] if env else [
-        ancestor / "shared" / "fixtures" / "agent-streams" for ancestor in (REPO, *REPO.parents)]
-    return next((c for c in candidates if (c / "help" / "claude.txt").is_file()), None)
-
-
-FIXTURES = _find_fixtures()
-needs_fixtures = pytest.mark.skipif(
-    FIXTURES is None, reason="RECORDED AGENT CLI FIXTURES NOT FOUND: set OPENALICE_FIXTURES_DIR to the directory "
-                             "holding agent-streams/ (help/*.txt and README.md)")
+FIXTURES = AGENT_STREAMS  # recorded help texts and the argv that worked (tests/data)
 
 
 def project(agent, binding, ws, **kw):
@@ -169,7 +156,6 @@ def _flags_before_separator(argv):
     return out
 
 
-@needs_fixtures
 @pytest.mark.parametrize("agent", BUILTINS)
 @pytest.mark.parametrize("mode", ["headless", "interactive"])
 @pytest.mark.parametrize("resume", [False, True])
@@ -185,7 +171,6 @@ def test_every_flag_is_one_the_real_cli_accepts(ws, run_dir, agent, mode, resume
     assert unknown == [], (p.argv, unknown)
 
 
-@needs_fixtures
 def test_effort_tiers_match_the_cli_help():
     import re
 
@@ -224,7 +209,6 @@ def _normalize(tokens, provider_ids):
     return out
 
 
-@needs_fixtures
 def test_headless_argv_is_the_one_that_completed_real_turns(ws, run_dir):
     """Ours = the recorded working argv + documented additions (each also in the CLI's --help)."""
     ws_dir, prompt, model = str(ws.root), "say hi", "fake-model"

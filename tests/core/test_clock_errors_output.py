@@ -61,3 +61,34 @@ def test_no_color(monkeypatch):
     monkeypatch.setenv("NO_COLOR", "1")
     assert not output.use_color(Tty())
     assert output.style("x", "red", Tty()) == "x"
+
+
+def test_printable_escapes_what_could_drive_a_terminal():
+    from openalice.core.output import printable, yes_no
+
+    assert printable("plain\ttab\nnext") == "plain\ttab\nnext"
+    assert printable("a\x1b[2Jb") == "a\\x1b[2Jb"
+    assert printable("over\rwrite") == "over\\x0dwrite" and printable("crlf\r\n") == "crlf\n"
+    assert printable("bell\x07 nul\x00 del\x7f c1\x9b") == "bell\\x07 nul\\x00 del\\x7f c1\\x9b"
+    assert printable("evil\u202etxt.exe") == "evil\\u202etxt.exe"
+    assert printable("lone \udcff") == "lone \\udcff"
+    assert printable("ünïcode ✓ 日本") == "ünïcode ✓ 日本"
+    assert (yes_no(True), yes_no(False), yes_no(None), yes_no(3)) == ("yes", "no", "-", "3")
+
+
+def test_every_human_path_of_output_escapes(capsys):
+    import io
+
+    from openalice.core import output
+    from openalice.core.errors import InvalidInput
+
+    out, err = io.StringIO(), io.StringIO()
+    output.emit({"x": 1}, json_mode=False, human=lambda d: "engine said \x1b[31mred", stream=out)
+    output.warn("wrapper \x1b]0;title\x07", stream=err)
+    output.emit_error(InvalidInput("bad \x1b[K", details={"hint": "h\x1b"}), json_mode=False,
+                      prog="t", stderr=err)
+    assert "\x1b" not in out.getvalue() + err.getvalue()
+    assert out.getvalue() == "engine said \\x1b[31mred\n"
+    json_out = io.StringIO()
+    output.emit({"text": "\x1b"}, json_mode=True, stream=json_out)
+    assert '"\\u001b"' in json_out.getvalue()  # JSON keeps the value, in JSON's own escape

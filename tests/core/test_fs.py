@@ -138,3 +138,43 @@ def test_create_exclusive(tmp_path):
     assert fs.create_exclusive(target, b"second") is False
     assert target.read_bytes() == b"first"
     assert [p.name for p in tmp_path.iterdir()] == ["once"]
+
+
+def test_ensure_dir_gives_every_created_level_the_mode(tmp_path):
+    # os.makedirs / Path.mkdir(parents=True) leave the intermediate levels 0755: a fresh
+    # $OPENALICE_HOME created on the way to state/schedule/ was world-readable.
+    import stat as _stat
+
+    from openalice.core import flock
+
+    target = tmp_path / "home" / "state" / "schedule"
+    fs.ensure_dir(target)
+    for level in (tmp_path / "home", tmp_path / "home" / "state", target):
+        assert _stat.S_IMODE(level.stat().st_mode) == 0o700, level
+    fd = flock.open_lock_file(str(tmp_path / "other" / "locks" / "scan.lock"))
+    os.close(fd)
+    assert _stat.S_IMODE((tmp_path / "other").stat().st_mode) == 0o700
+    (tmp_path / "afile").write_text("x")
+    with pytest.raises(InvalidInput) as info:
+        fs.ensure_dir(tmp_path / "afile" / "sub")
+    assert info.value.code == "not_a_directory"
+
+
+def test_stamps_record_an_instant_without_following_symlinks(tmp_path):
+    from openalice.core import stamps
+
+    path = tmp_path / "state" / "beat"
+    assert stamps.read(str(path)) is None
+    stamps.touch(str(path), 1_700_000_000_123_000_000)
+    assert stamps.read(str(path)) == 1_700_000_000_123_000_000
+    assert path.read_bytes() == b"" and (path.stat().st_mode & 0o777) == 0o600
+    stamps.touch(str(path), 1_800_000_000_000_000_000)
+    assert stamps.read(str(path)) == 1_800_000_000_000_000_000
+    target = tmp_path / "target"
+    target.write_text("keep")
+    before = target.stat().st_mtime_ns
+    link = tmp_path / "link"
+    link.symlink_to(target)
+    assert stamps.read(str(link)) is None  # a symlink is not a stamp
+    stamps.touch(str(link), 1_000_000_000)
+    assert target.stat().st_mtime_ns == before

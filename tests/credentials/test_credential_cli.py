@@ -25,7 +25,9 @@ def test_add_from_stdin_list_remove(cli, isolated_homes):
         json.loads((vault / "credentials.json").read_text())) == []
     assert stat.S_IMODE(os.stat(vault / "secrets" / "ds-1.env").st_mode) == 0o600
     human = cli("alice", "credential", "list")
-    assert "ds-1" in human.stdout and "key stored" in human.stdout and KEY not in human.stdout
+    header, row = human.stdout.splitlines()
+    assert header.split() == ["SLUG", "VENDOR", "AUTH", "WIRES", "KEY", "LAST", "MODEL", "LABEL"]
+    assert row.startswith("ds-1  deepseek  api-key") and " stored " in row and KEY not in human.stdout
 
     again = cli("alice", "credential", "add", "ds-1", "--vendor", "deepseek", "--json", input="other")
     assert again.returncode == 2 and again.json()["error"]["code"] == "credential_exists"

@@ -18,6 +18,14 @@ def test_demo_runs_the_loop_end_to_end(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout
     assert "fired demo/demo-report run-" in out
+    # Commands are printed shell-quoted: each can be pasted as it is shown.
+    assert ("$ alice issue create --title 'Demo report' --id demo-report --every 1h --agent demo-writer "
+            "--model demo-1 --body 'Write reports/demo.md and publish it to the Inbox.'    #") in out
+    import shlex
+
+    for line in out.splitlines():
+        if line.startswith("$ "):
+            shlex.split(line[2:].split("    # ")[0])  # parses back
     assert "  done  demo/demo-report" in out
     assert "Wrote reports/demo.md and published it to the Inbox as inbox-" in out
     assert "ok  reports/demo.md  sha256:" in out

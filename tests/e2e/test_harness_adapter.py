@@ -427,6 +427,17 @@ def test_validate_names_a_broken_binding(ha, cat):
     assert r.returncode == 2 and [d["pointer"] for d in r.json()["diagnostics"]] == ["/seats/worker/model"]
 
 
+def test_validate_passes_on_a_fresh_machine_with_the_shipped_presets(cli):
+    """Nothing enabled yet: the shipped example preset is checked against the catalog only,
+    and the output says so (it used to fail: 'adapter claude is not enabled on this machine')."""
+    r = cli("harness-adapter", "validate")
+    assert r.returncode == 0, r
+    assert "no adapter is enabled on this machine" in r.stdout and "catalog only" in r.stdout
+    assert r.stdout.rstrip().splitlines()[-1] == "ok: 2 files read, all valid, 1 warning(s)"
+    doc = conforms("adapter-validate", cli("harness-adapter", "validate", "--json").json())
+    assert doc["valid"] is True and [Path(f).name for f in doc["files"]] == ["adapters.json", "pair.json"]
+
+
 # -- packaging -------------------------------------------------------------------------
 
 def test_wheel_ships_executable_wrappers_and_never_env_files(tmp_path):

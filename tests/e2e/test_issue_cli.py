@@ -147,7 +147,7 @@ BAD_CREATES = [
     (["--title", "X", "--every", "soon"], "when.every"),
     (["--title", "X", "--every", "1d"], "when.every"),
     (["--title", "X", "--cron", "0 0 9 * * *", "--timezone", "UTC"], "when.cron"),
-    (["--title", "X", "--cron", "0 9 * * *"], "when.timezone"),
+    (["--title", "X", "--every", "1h", "--assignee", "@resume-not.a.session.id"], "assignee"),
     (["--title", "X", "--cron", "0 9 * * *", "--timezone", "New York-ish"], "when.timezone"),
     (["--title", "X", "--at", "2026-05-01T00:00:00Z"], "when.at"),
     (["--title", "X", "--assignee", "@workspace", "--every", "1h"], "assignee"),
@@ -469,5 +469,27 @@ def test_non_utf8_arguments_and_escape_sequences(alice, workspace):
     assert alice("issue", "create", "--title", "esc\x1b[31mred", "--id", "esc").returncode == 0
     for verb in (["list"], ["board"], ["show", "esc"]):
         out = alice("issue", *verb).stdout
-        assert "\x1b" not in out and "esc\ufffd[31mred" in out, verb
+        assert "\x1b" not in out and "esc\\x1b[31mred" in out, verb
     assert "\x1b" in alice("issue", "show", "esc", "--json").json()["title"]
+
+
+def test_every_issues_show_their_next_fire_in_create_list_and_board(alice, cli, workspace, agent_stubs):
+    path_env = {"PATH": os.environ["PATH"]}
+    created = alice("issue", "create", "--title", "Poll", "--every", "1h", "--agent", "claude", env=path_env)
+    assert created.returncode == 0, created
+    assert "schedule: every 1h  due now (the next scan starts it)" in created.stdout
+    data = alice("issue", "create", "--title", "Poll2", "--every", "2h", "--json", env=path_env).json()
+    assert data["issue"]["schedule"]["nextFireAt"] == NOW
+    scan = cli("alice-schedule", "scan", "--json",
+               env={"ALICE_NOW": NOW, "OPENALICE_TEST_LAUNCH": "none", **path_env}).json()
+    assert sorted(f["issueId"] for f in scan["fired"]) == ["poll", "poll2"]
+    from datetime import datetime, timedelta
+
+    start = datetime.fromisoformat(NOW.replace("Z", "+00:00"))
+    in_1h = (start + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    in_2h = (start + timedelta(hours=2)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    listed = alice("issue", "list").stdout
+    assert f"every 1h  next {in_1h}" in listed and f"every 2h  next {in_2h}" in listed, listed
+    assert f"every 1h  next {in_1h}" in alice("issue", "board").stdout
+    items = {i["id"]: i for i in alice("issue", "list", "--json").json()["issues"]}
+    assert items["poll"]["schedule"]["nextFireAt"] == in_1h

@@ -30,11 +30,7 @@ PROMPT = "Write today's report to reports/daily.md"
 
 @pytest.fixture
 def engines(tmp_path) -> StandIns:
-    fixtures = fixtures_dir()
-    if fixtures is None:
-        pytest.skip("SKIPPED: recorded agent streams not found (set OPENALICE_FIXTURES_DIR or provide "
-                    "shared/fixtures/agent-streams in an ancestor of the repository)")
-    return StandIns(tmp_path / "standin-bin", fixtures)
+    return StandIns(tmp_path / "standin-bin", fixtures_dir())
 
 
 def env_for(engines: StandIns, now: str, **extra) -> dict:
@@ -175,13 +171,28 @@ def test_a_failed_at_issue_stays_open(cli, workspace, engines):
     assert (shown.get("issue") or shown)["status"] == "todo"
 
 
-def test_missing_engine_is_a_launch_error(cli, workspace, engines, tmp_path):
+def test_missing_engine_blocks_the_scan_and_is_a_launch_error_at_spawn(cli, workspace, engines, tmp_path,
+                                                                      monkeypatch):
     # A PATH with only a python3 (the tools' launchers need one) and no engine.
     only_python = tmp_path / "only-python"
     only_python.mkdir()
     (only_python / "python3").symlink_to(sys.executable)
     create_issue(cli, workspace, "--every", "1m", "--agent", "codex")
-    [fired] = scan(cli, engines, T0, PATH=str(only_python))
+    # The scan does not start a run that cannot start: skipped, stays due, health says blocked.
+    result = cli("alice-schedule", "scan", "--json", env={"ALICE_NOW": T0, "PATH": str(only_python)})
+    assert result.returncode == 0, result
+    report = result.json()
+    assert report["fired"] == [] and [s["reason"] for s in report["skipped"]] == ["agent_not_installed"]
+    assert "'codex' is not on PATH" in report["skipped"][0]["detail"]
+    health = cli("alice-schedule", "health", "--json", env={"ALICE_NOW": T0, "PATH": str(only_python)}).json()
+    assert health["issues"][0]["state"] == "blocked"
+    assert health["issues"][0]["blocker"]["reason"] == "agent_not_installed"
+    # Admitted while the engine was there, spawned after it went away: a launch error.
+    [fired] = scan(cli, engines, T0, OPENALICE_TEST_LAUNCH="none")
+    monkeypatch.setenv("PATH", str(only_python))
+    from openalice.runs import supervisor
+
+    supervisor.launch(fired["taskId"])
     task = wait_run(cli, fired["taskId"])["task"]
     assert task["status"] == "failed" and task["processStarted"] is False
     assert task["launchErrorCode"] == "executable_not_found" and task["exitCode"] == -1

@@ -48,6 +48,9 @@ def test_new_user_flow(cli, workspace):
     assert shown["session"] == born["session"]
     listed = valid("session-list", run("session", "list", "--json").json())
     assert [s["resumeId"] for s in listed["sessions"]] == [sid] and listed["problems"] == []
+    header, row = run("session", "list").stdout.splitlines()
+    assert header.split() == ["RESUME", "ID", "AGENT", "CREDENTIAL", "MODEL", "EFFORT", "NAME"]
+    assert row.split()[:3] == [sid, "pi", "vault:ds-1"]
 
     # A new session now follows the new preference; the old one did not move.
     newer = run("session", "new", "--json").json()["session"]

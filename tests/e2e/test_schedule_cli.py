@@ -23,6 +23,8 @@ from tests.conftest import REPO
 
 SPEC = REPO / "spec"
 NOW = "2026-03-02T08:00:30Z"
+# The agents these tests name count as installed; runs that really start use other engines.
+pytestmark = pytest.mark.usefixtures("agent_stubs")
 NO_LAUNCH = {"OPENALICE_TEST_LAUNCH": "none"}
 
 

@@ -109,3 +109,26 @@ def test_lock_and_temp_files_are_ignored_by_git(cli, tmp_path):
     (ws / ".alice" / ".gitignore").write_text("mine\n")
     cli("alice", "workspace", "init", str(ws))
     assert (ws / ".alice" / ".gitignore").read_text() == "mine\n"
+
+
+def test_init_says_which_id_it_chose_and_how(cli, tmp_path):
+    help_text = cli("alice", "workspace", "init", "--help").stdout
+    assert "comes from --label, else from the directory name" in " ".join(help_text.split())
+    first = cli("alice", "workspace", "init", str(tmp_path / "My Notes"))
+    assert first.returncode == 0, first
+    assert first.stdout.splitlines()[1] == ("  id 'my-notes' from the directory name 'My Notes'; "
+                                            "other commands take --workspace my-notes")
+    second = cli("alice", "workspace", "init", str(tmp_path / "b"), "--label", "My notes!")
+    assert "id 'my-notes-2' from --label 'My notes!'; 'my-notes' was taken" in second.stdout, second
+    again = cli("alice", "workspace", "init", str(tmp_path / "b"))
+    assert again.stdout == f"already registered: my-notes-2 ({tmp_path / 'b'})\n"
+
+
+def test_show_prints_yes_and_no_not_python_values(cli, tmp_path):
+    assert cli("alice", "workspace", "init", str(tmp_path / "w")).returncode == 0
+    shown = cli("alice", "workspace", "show", "w").stdout
+    assert "available: yes" in shown and "True" not in shown
+    import shutil
+
+    shutil.rmtree(tmp_path / "w" / ".alice")
+    assert "available: no" in cli("alice", "workspace", "show", "w").stdout

@@ -82,7 +82,7 @@ def test_summaries():
     assert schedule_summary(issue(None), NOW) == {"nextFireAt": None, "problem": None,
                                                   "note": "not scheduled"}
     every = schedule_summary(issue({"kind": "every", "every": "30m"}), NOW)
-    assert every["nextFireAt"] is None and "cursor" in every["note"]
+    assert every["nextFireAt"] == "2026-06-01T12:00:00Z" and "due now (never fired)" in every["note"]
     at = schedule_summary(issue({"kind": "at", "at": "2026-07-01T11:00:00+02:00"}), NOW)
     assert at["nextFireAt"] == "2026-07-01T09:00:00Z"
     done = schedule_summary(issue({"kind": "every", "every": "30m"}, "canceled"), NOW)
@@ -92,3 +92,21 @@ def test_summaries():
     skip = schedule_summary(issue({"kind": "cron", "cron": "0 * * * *", "timezone": "UTC",
                                    "catchUp": False}), NOW)
     assert skip["nextFireAt"] == "2026-06-01T13:00:00Z" and "skipped" in skip["note"]
+
+
+def test_every_next_fire_comes_from_the_schedulers_cursor():
+    from openalice.core import fs
+    from openalice.schedule import cursors
+
+    item = issue({"kind": "every", "every": "30m"})
+    last = datetime(2026, 6, 1, 11, 50, tzinfo=timezone.utc)
+    fs.atomic_write_json(cursors.cursor_path("ws", item.id),
+                         cursors.fired(None, "ws", item.id, slot=last, now=last, task_id="run-a", missed=0))
+    summary = schedule_summary(item, NOW, workspace_id="ws")
+    assert summary == {"nextFireAt": "2026-06-01T12:20:00Z", "problem": None,
+                       "note": "every 30m after each accepted run"}
+    late = schedule_summary(item, datetime(2026, 6, 1, 13, 0, tzinfo=timezone.utc), workspace_id="ws")
+    assert late["nextFireAt"] == "2026-06-01T13:00:00Z" and "interval has passed" in late["note"]
+    cursors.cursor_path("ws", item.id).write_text("{broken")
+    broken = schedule_summary(item, NOW, workspace_id="ws")
+    assert broken["nextFireAt"] is None and "cursor cannot be read" in broken["note"]

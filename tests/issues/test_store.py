@@ -81,7 +81,6 @@ def test_title_without_slug_needs_an_id(ws):
     ({"when": {"kind": "every", "every": "soon"}}, "when.every", "can never fire"),
     ({"when": {"kind": "every", "every": "1d"}}, "when.every", "can never fire"),
     ({"when": {"kind": "cron", "cron": "0 0 9 * * *", "timezone": "UTC"}}, "when.cron", "5 fields"),
-    ({"when": {"kind": "cron", "cron": "0 9 * * *"}}, "when.timezone", "explicit timezone"),
     ({"when": {"kind": "cron", "cron": "0 9 * * *", "timezone": "New York-ish"}}, "when.timezone", "IANA"),
     ({"when": {"kind": "at", "at": "2026-05-01T00:00:00Z"}}, "when.at", "in the past"),
     ({"when": {"kind": "at", "at": "tomorrow"}}, "when.at", "can never fire"),
@@ -386,3 +385,65 @@ def test_a_refused_create_leaves_an_absent_workspace_absent(tmp_path):
     with pytest.raises(InvalidInput):
         create(ws, {"title": "T", "timeout": "2m"}, now=NOW)
     assert not (ws.root / ".alice" / "issues").exists()
+
+
+def test_a_cron_without_timezone_means_local_to_the_reader_and_the_writers(ws):
+    """One rule: no `timezone` is the machine's zone, whoever reads or writes the file."""
+    from openalice.issues.board import validate
+    from openalice.issues.schedule import schedule_summary
+    from openalice.schedule import due
+
+    created = create(ws, {"title": "Nine", "when": {"kind": "cron", "cron": "0 9 * * *"}}, now=NOW)
+    assert created.when["timezone"] == "local"
+    assert "timezone: local" in created.path.read_text()  # the file says what it means
+    # A hand-written file without the key: read as local, updated without complaint.
+    path = ws.root / ".alice" / "issues" / "hand.md"
+    path.write_text("---\ntitle: Hand\nwhen:\n  kind: cron\n  cron: 0 9 * * *\n---\n\nGo.\n")
+    hand = load_issue(ws, "hand")
+    assert hand.when["timezone"] == "local"
+    updated, changed = update(ws, "hand", {"when": {"kind": "cron", "cron": "30 9 * * *"}}, now=NOW)
+    assert changed and updated.when == {"kind": "cron", "cron": "30 9 * * *", "timezone": "local",
+                                        "catchUp": True}
+    path.write_text("---\ntitle: Hand\nwhen:\n  kind: cron\n  cron: 0 9 * * *\n---\n\nGo.\n")
+    updated, changed = update(ws, "hand", {"title": "Hand 2"}, now=NOW)
+    assert changed and "timezone" not in path.read_text()  # untouched keys stay as written
+    assert validate([ws], NOW).ok
+    # The scheduler computes the same next fire as the listing does.
+    expected = schedule_summary(load_issue(ws, "hand"), NOW)["nextFireAt"]
+    schedule = due.parse_schedule({"kind": "cron", "cron": "0 9 * * *"})
+    assert schedule.problem is None and schedule.timezone == "local"
+    from openalice.core.clock import to_iso
+    assert to_iso(due.next_due(schedule, {"firstSeenAt": to_iso(NOW)}, NOW)) == expected
+
+
+def test_update_keeps_the_files_bom_and_crlf_line_ends(ws):
+    path = ws.root / ".alice" / "issues" / "win.md"
+    original = "\ufeff---\r\ntitle: Windows\r\n# a comment\r\npriority: low\r\n---\r\n\r\nLine one\r\nLine two\r\n"
+    path.write_bytes(original.encode("utf-8"))
+    issue, changed = update(ws, "win", {"priority": "high"}, now=NOW)
+    raw = path.read_bytes()
+    assert changed and raw.startswith(b"\xef\xbb\xbf---\r\n")
+    assert raw.count(b"\n") == raw.count(b"\r\n")              # every line still ends in CRLF
+    assert raw == original.replace("priority: low", "priority: high").encode("utf-8")
+    # A change that changes nothing writes nothing (the bytes compare equal as written).
+    assert update(ws, "win", {"priority": "high"}, now=NOW)[1] is False
+    update(ws, "win", {"when": {"kind": "every", "every": "1h"}, "assignee": "@new-each-run"},
+           body="New body\nsecond line\n", now=NOW)
+    raw = path.read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf") and raw.count(b"\n") == raw.count(b"\r\n")
+    assert raw.endswith(b"\r\n\r\nNew body\r\nsecond line\r\n")
+    assert load_issue(ws, "win").what == "New body\nsecond line"
+    # A plain LF file stays LF without a BOM.
+    plain = ws.root / ".alice" / "issues" / "unix.md"
+    plain.write_text("---\ntitle: Unix\n---\n\nBody\n")
+    update(ws, "unix", {"priority": "high"}, now=NOW)
+    assert b"\r" not in plain.read_bytes() and not plain.read_bytes().startswith(b"\xef")
+
+
+def test_the_schedulers_rewrites_keep_bom_and_crlf_too(ws):
+    path = ws.root / ".alice" / "issues" / "at.md"
+    path.write_bytes("\ufeff---\r\ntitle: Once\r\nwhen: {kind: at, at: '2026-01-01T00:00:00Z'}\r\n"
+                     "assignee: \"@new-each-run\"\r\n---\r\n\r\nGo\r\n".encode("utf-8"))
+    assert mark_done(ws, "at") is True
+    raw = path.read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf") and raw.count(b"\n") == raw.count(b"\r\n") and b"status: done" in raw

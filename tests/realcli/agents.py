@@ -1,7 +1,7 @@
 """How the real-CLI tests drive each agent CLI headless against the fake server.
 
 This is the argv of the recorded table in
-``shared/fixtures/agent-streams/README.md`` (beside the repository), written out once so the tests
+``tests/data/agent-streams/README.md``, written out once so the tests
 (and, later, the scheduler's end-to-end test) share it.  It is deliberately NOT
 ``openalice.agents``: these tests pin down what the real CLIs accept, and the
 adapters are checked against that separately.

@@ -33,12 +33,8 @@ def ws(tmp_path, isolated_homes, monkeypatch):
 
 @pytest.fixture
 def standins(tmp_path, monkeypatch) -> StandIns:
-    """claude/codex/opencode/pi stand-ins first on PATH (skips loudly without the recordings)."""
-    fixtures = fixtures_dir()
-    if fixtures is None:
-        pytest.skip("SKIPPED: recorded agent streams not found (set OPENALICE_FIXTURES_DIR or provide "
-                    "shared/fixtures/agent-streams in an ancestor of the repository)")
-    engines = StandIns(tmp_path / "standin-bin", fixtures)
+    """claude/codex/opencode/pi stand-ins first on PATH."""
+    engines = StandIns(tmp_path / "standin-bin", fixtures_dir())
     monkeypatch.setenv("PATH", engines.path_env("/usr/bin:/bin"))
     return engines
 

@@ -3,7 +3,7 @@
 Each is a small Python executable (shebang: this interpreter) that
 
 - checks it was called with the argv shape its adapter projects (the recorded
-  headless argv in ``shared/fixtures/agent-streams/README.md``) and fails
+  headless argv in ``tests/data/agent-streams/README.md``) and fails
   loudly (exit 97, message on stderr) otherwise;
 - replays the real CLI's recorded stream: ``<engine>-stream.jsonl`` for a
   fresh turn, ``<engine>-resume-stream.jsonl`` when given its resume flag
@@ -168,18 +168,11 @@ sys.exit(ERROR_EXIT[ENGINE] if mode == "error" else 0)
 '''
 
 
-def fixtures_dir() -> Path | None:
-    """``$OPENALICE_FIXTURES_DIR``, else ``shared/fixtures/agent-streams`` in an ancestor of the repo."""
-    explicit = os.environ.get("OPENALICE_FIXTURES_DIR")
-    if explicit:
-        path = Path(explicit)
-        return path if path.is_dir() else None
-    here = Path(__file__).resolve()
-    for parent in here.parents:
-        candidate = parent / "shared" / "fixtures" / "agent-streams"
-        if candidate.is_dir():
-            return candidate
-    return None
+def fixtures_dir() -> Path:
+    """The recorded agent streams the stand-ins replay (``tests/data/agent-streams``)."""
+    from tests.testdata import AGENT_STREAMS
+
+    return AGENT_STREAMS
 
 
 class StandIns:

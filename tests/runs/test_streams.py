@@ -4,37 +4,18 @@ from __future__ import annotations
 
 import copy
 import json
-import os
-from pathlib import Path
 
 import pytest
 
 from openalice.runs.streams import (FORMATS, MAX_BLOCKS, TEXT_LIMIT, VALUE_LIMIT, StreamNormalizer,
                                     TurnEvent, normalizer_for)
+from tests.testdata import AGENT_STREAMS
 
-REPO = Path(__file__).resolve().parents[2]
 ENGINE_FORMATS = {"claude": "claude-stream-json", "codex": "codex-json",
                   "opencode": "opencode-json", "pi": "pi-json"}
 
 
-def find_streams_dir() -> Path | None:
-    env = os.environ.get("OPENALICE_FIXTURES_DIR")
-    if env:
-        for candidate in (Path(env) / "agent-streams", Path(env)):
-            if any(candidate.glob("*-stream.jsonl")):
-                return candidate
-        return None
-    for ancestor in (REPO, *REPO.parents):
-        candidate = ancestor / "shared" / "fixtures" / "agent-streams"
-        if candidate.is_dir():
-            return candidate
-    return None
-
-
-STREAMS = find_streams_dir()
-SKIP_REASON = ("RECORDED AGENT STREAMS NOT FOUND: set OPENALICE_FIXTURES_DIR to the fixtures directory "
-               "(the one holding agent-streams/), or keep shared/fixtures/agent-streams beside an "
-               "ancestor of the repository")
+STREAMS = AGENT_STREAMS
 
 
 @pytest.fixture(scope="module")
@@ -56,8 +37,6 @@ def run_lines(fmt: str, lines, *, strict: bool = True) -> tuple[StreamNormalizer
 
 
 def run_fixture(name: str, *, limit: int | None = None):
-    if STREAMS is None:
-        pytest.skip(SKIP_REASON)
     path = STREAMS / name
     lines = path.read_bytes().splitlines(keepends=True)
     return run_lines(ENGINE_FORMATS[name.split("-")[0]], lines[:limit])
@@ -144,8 +123,6 @@ EXPECTED = {
 
 
 def test_every_recorded_stream_is_covered():
-    if STREAMS is None:
-        pytest.skip(SKIP_REASON)
     assert sorted(p.name for p in STREAMS.glob("*-stream.jsonl")) == sorted(EXPECTED)
 
 
@@ -220,8 +197,6 @@ def test_error_streams_end_in_one_readable_error(name, message):
 
 def test_pi_exit_zero_error_is_caught_only_by_the_stream():
     """pi exits 0 after an API error; the stream alone must say failed."""
-    if STREAMS is None:
-        pytest.skip(SKIP_REASON)
     lines = (STREAMS / "pi-error-stream.jsonl").read_bytes().splitlines()
     # Up to the first failed attempt, before any retry bookkeeping.
     first = next(i for i, line in enumerate(lines) if b'"auto_retry_start"' in line)
@@ -299,8 +274,6 @@ def test_claude_partial_deltas_do_not_duplicate_the_final_text():
 
 
 def test_claude_killed_mid_message_keeps_the_streamed_text():
-    if STREAMS is None:
-        pytest.skip(SKIP_REASON)
     lines = (STREAMS / "claude-partial-stream.jsonl").read_bytes().splitlines()
     cut = next(i for i, line in enumerate(lines) if b'"type":"assistant"' in line)
     normalizer = normalizer_for("claude-stream-json")
@@ -317,8 +290,6 @@ def test_claude_killed_mid_message_keeps_the_streamed_text():
 def test_pi_deltas_do_not_duplicate_and_killed_stream_keeps_partial():
     _, snapshot, events = run_fixture("pi-stream.jsonl")
     assert [e.kind for e in events] == ["text"] and len(snapshot["blocks"]) == 1
-    if STREAMS is None:
-        pytest.skip(SKIP_REASON)
     lines = (STREAMS / "pi-stream.jsonl").read_bytes().splitlines()
     cut = next(i for i, line in enumerate(lines) if b'"type":"message_end"' in line and b'"assistant"' in line)
     _, snapshot, _ = run_lines("pi-json", lines[:cut])
@@ -333,8 +304,6 @@ def test_pi_deltas_do_not_duplicate_and_killed_stream_keeps_partial():
     ("pi-tool-stream.jsonl", b'"type":"tool_execution_end"'),
 ])
 def test_running_tools_fail_at_finish(name, marker, validator):
-    if STREAMS is None:
-        pytest.skip(SKIP_REASON)
     lines = (STREAMS / name).read_bytes().splitlines()
     cut = next(i for i, line in enumerate(lines) if marker in line)
     normalizer = normalizer_for(ENGINE_FORMATS[name.split("-")[0]])
@@ -490,8 +459,6 @@ def _mutations(value):
 @pytest.mark.parametrize("engine", sorted(ENGINE_FORMATS))
 def test_wrong_types_in_real_events_are_handled_without_the_safety_net(engine, validator):
     """strict=True: a handler that trips over a wrong type raises here instead of being counted."""
-    if STREAMS is None:
-        pytest.skip(SKIP_REASON)
     seen = set()
     for path in sorted(STREAMS.glob(f"{engine}-*stream.jsonl")):
         for line in path.read_text().splitlines():

@@ -52,3 +52,9 @@ class Sched:
 @pytest.fixture
 def sched(tmp_path):
     return Sched(tmp_path)
+
+
+@pytest.fixture(autouse=True)
+def _agents_installed(agent_stubs):
+    """The agents these tests name count as installed (no test here runs one)."""
+    return agent_stubs

@@ -377,10 +377,17 @@ def test_without_a_runner_nothing_is_admitted(sched, monkeypatch):
 
 
 def test_37_an_agent_that_cannot_run_headless_is_skipped_without_a_cursor(sched, monkeypatch):
-    from openalice.schedule import owners
+    import dataclasses
 
-    monkeypatch.setattr(owners, "_headless_problem",
-                        lambda agent: ("not_headless", f"agent {agent!r} cannot run headless"))
+    from openalice import agents
+    from openalice.agents.claude import ClaudeAdapter
+
+    class ChatOnly(ClaudeAdapter):
+        name = "chat-only"
+        capabilities = dataclasses.replace(ClaudeAdapter.capabilities, headless=False)
+
+    real = agents.get_adapter
+    monkeypatch.setattr(agents, "get_adapter", lambda name: ChatOnly() if name == "chat-only" else real(name))
     ws = sched.workspace()
     write_issue(ws.path, "poll", when=every("30m"), agent="chat-only")
     report = sched.scan("2026-01-01T10:00:00Z")

@@ -31,6 +31,10 @@ def test_cron_definition():
     assert line == ("* * * * * OPENALICE_HOME='/data/alice home' PATH=/opt/bin:/usr/bin "
                     "/opt/venv/bin/alice-schedule scan >> '/data/alice home/state/schedule/cron.log' 2>&1")
     assert "ALICE_NOW" not in block  # a frozen clock must never leak into a timer
+    # A catalog chosen in the shell must reach the timer too, or its engines are unknown there.
+    carried = timers.definition("cron", environ={**ENV, "HARNESS_CATALOG": "/cat/./adapters.json"},
+                                command=CMD)["environment"]
+    assert carried["HARNESS_CATALOG"] == "/cat/adapters.json"
     assert "%" not in timers.cron_line(["/x/100%/alice-schedule"], {}, Path("/l")).replace("\\%", "")
 
 
@@ -150,3 +154,64 @@ def test_install_timer_json_matches_its_schema(cli, isolated_homes):
     written = cli("alice-schedule", "install-timer", "--systemd", "--write", "--json")
     assert validator.errors(written.json()) == []
     assert validator.errors({"unexpected": True}) != []
+
+
+def _fake_tool(bin_dir: Path, name: str, body: str) -> None:
+    bin_dir.mkdir(exist_ok=True)
+    script = bin_dir / name
+    script.write_text("#!/bin/sh\n" + body)
+    script.chmod(0o755)
+
+
+def test_launchd_enable_without_launchctl_writes_nothing(cli, isolated_homes, tmp_path):
+    home = Path(isolated_homes["HOME"])
+    python_dir = os.path.dirname(sys.executable)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    r = cli("alice-schedule", "install-timer", "--launchd", "--write", "--enable", "--json",
+            env={"PATH": f"{empty}:{python_dir}"})
+    assert r.returncode == 3 and r.json()["error"]["code"] == "timer_tool_missing", r
+    assert not (home / "Library").exists()  # no plist, no LaunchAgents directory
+
+
+def test_a_failed_enable_puts_the_files_back(cli, isolated_homes, tmp_path):
+    home = Path(isolated_homes["HOME"])
+    bin_dir = tmp_path / "bin"
+    calls = tmp_path / "calls"
+    _fake_tool(bin_dir, "systemctl", f'echo "$*" >> {calls}\n'
+                                     'case "$*" in *enable*) echo "Failed to connect to bus" >&2; exit 1;; esac\n')
+    env = {"PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    unit_dir = home / ".config" / "systemd" / "user"
+    r = cli("alice-schedule", "install-timer", "--systemd", "--write", "--enable", "--json", env=env)
+    assert r.returncode == 1 and r.json()["error"]["code"] == "timer_tool_failed", r
+    assert "Failed to connect to bus" in r.json()["error"]["message"]
+    assert not (home / ".config").exists()  # new files and the directories made for them are gone
+    assert calls.read_text().splitlines()[-1] == "--user daemon-reload"  # systemd forgets them again
+    # An earlier installation is restored byte for byte, not deleted.
+    unit_dir.mkdir(parents=True)
+    (unit_dir / "openalice-schedule.service").write_text("old service\n")
+    r = cli("alice-schedule", "install-timer", "--systemd", "--write", "--enable", env=env)
+    assert r.returncode == 1, r
+    assert sorted(p.name for p in unit_dir.iterdir()) == ["openalice-schedule.service"]
+    assert (unit_dir / "openalice-schedule.service").read_text() == "old service\n"
+
+
+def test_install_timer_creates_the_log_directory_it_names(cli, isolated_homes):
+    log_dir = Path(isolated_homes["OPENALICE_HOME"]) / "state" / "schedule"
+    r = cli("alice-schedule", "install-timer", "--cron", "--json")
+    assert r.returncode == 0, r
+    assert r.json()["directories"] == [str(log_dir)] and r.json()["created"] == [str(log_dir)]
+    assert log_dir.is_dir() and stat.S_IMODE(log_dir.stat().st_mode) == 0o700
+    assert stat.S_IMODE(log_dir.parent.stat().st_mode) == 0o700
+    again = cli("alice-schedule", "install-timer", "--cron")
+    assert again.returncode == 0 and "# created" not in again.stdout
+
+
+def test_kind_flags_have_help(cli):
+    r = cli("alice-schedule", "install-timer", "--help")
+    assert r.returncode == 0
+    for flag, words in (("--cron", "crontab"), ("--systemd", "systemd user service"),
+                        ("--launchd", "LaunchAgent")):
+        line = next(l for l in r.stdout.splitlines() if l.strip().startswith(flag))
+        rest = r.stdout[r.stdout.index(line):].split("\n  --", 1)[0]
+        assert words in rest, (flag, rest)

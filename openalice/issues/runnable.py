@@ -1,0 +1,52 @@
+"""What the scheduler would refuse, told when an issue is validated or written.
+
+The rule is the scanner's own, :func:`openalice.schedule.readiness.run_blocker`
+(no second copy here); this module only sorts its answer for the file's
+author, for scheduled issues that are not done or canceled:
+
+- an **error** (``validate`` flags it, ``create``/``update`` refuse to write):
+  an ``@resume-…`` assignee that is not a session id at all, which no machine
+  can ever run (``owner_invalid``);
+- a **warning** (reported, the file is written and valid): what depends on
+  this machine now — no such session, an unknown agent or one that cannot
+  run headless, a credential missing from the vault, an agent that is not
+  installed (checked against the ``PATH`` of the process asking; a timer uses
+  the ``PATH`` it was installed with).  The scan skips such an issue with that
+  reason, and ``alice-schedule health`` shows it ``blocked``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .declaration import FieldError
+
+__all__ = ["ERROR_REASONS", "runtime_findings", "warning_text"]
+
+ERROR_REASONS = frozenset({"owner_invalid"})
+
+
+def runtime_findings(ws: Any, issue: Any) -> tuple[list[FieldError], list[dict]]:
+    """``(errors, warnings)`` for one valid issue; each warning is
+    ``{field, reason, code, hint?}`` (``code`` is the scan's skip reason)."""
+    if not getattr(issue, "when", None) or getattr(issue, "is_terminal", False):
+        return [], []
+    try:
+        from openalice.schedule.readiness import run_blocker
+    except ImportError:  # no scheduler installed: nothing would refuse it
+        return [], []
+    blocker = run_blocker(ws, issue)
+    if blocker is None:
+        return [], []
+    if blocker.reason in ERROR_REASONS:
+        return [FieldError(blocker.field, blocker.detail)], []
+    warning = {"field": blocker.field, "reason": blocker.detail, "code": blocker.reason}
+    if blocker.hint:
+        warning["hint"] = blocker.hint
+    return [], [warning]
+
+
+def warning_text(path: Any, warning: dict) -> str:
+    """``<file>:<field>: <reason> (the scan skips it: <code>)``."""
+    return (f"{path}:{warning['field']}: {warning['reason']} "
+            f"(the scan skips it until this is fixed: {warning['code']})")

@@ -1,0 +1,197 @@
+"""`alice doctor` tells the truth: scheduled runs that fail or cannot start, a timer that does not fire.
+
+For each check that can say "ok" there is a case here (or in test_doctor.py) where it must not.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from openalice.core import resources
+from openalice.core.schema import Validator
+from openalice.schedule import timers
+from tests.adapters.stubs import adapter, write_catalog, write_stub
+
+T0 = "2026-03-02T09:00:00Z"
+T0_PLUS_30S = "2026-03-02T09:00:30Z"
+T0_PLUS_3MIN = "2026-03-02T09:03:00Z"
+
+
+@pytest.fixture
+def bins(tmp_path):
+    """``agents``: the four agent CLIs answering --version; ``cron_on`` / ``cron_off``: a crontab
+    holding the managed line, or none at all."""
+    out = {}
+    agents = tmp_path / "agents"
+    agents.mkdir()
+    for name, version in {"claude": "2.1.197 (Claude Code)", "codex": "codex-cli 0.171.0",
+                          "opencode": "1.18.33", "pi": "0.73.1"}.items():
+        (agents / name).write_text(f"#!/bin/sh\necho '{version}'\n")
+        (agents / name).chmod(0o755)
+    out["agents"] = agents
+    listing = tmp_path / "crontab.txt"
+    listing.write_text(f"MAILTO=me\n{timers.CRON_MARKER}\n* * * * * /x/alice-schedule scan\n")
+    for kind, body in (("cron_on", f"cat '{listing}'\n"),
+                       ("cron_off", "echo 'no crontab for you' >&2; exit 1\n")):
+        directory = tmp_path / kind
+        directory.mkdir()
+        (directory / "crontab").write_text(f"#!/bin/sh\n{body}")
+        (directory / "crontab").chmod(0o755)
+        out[kind] = directory
+    return out
+
+
+@pytest.fixture
+def tight(isolated_homes):
+    for var in ("OPENALICE_HOME", "HARNESS_HOME"):
+        os.chmod(isolated_homes[var], 0o700)
+
+
+def doctor(cli, *dirs, now=T0_PLUS_30S, **env):
+    path = os.pathsep.join([*map(str, dirs), "/usr/bin", "/bin"])
+    r = cli("alice", "doctor", "--json", env={"PATH": path, "ALICE_NOW": now, **env})
+    doc = r.json()
+    assert Validator(resources.schema("doctor")).errors(doc) == []
+    assert r.returncode == (0 if doc["ok"] else 3)
+    return doc
+
+
+def findings(doc, check, status=None):
+    return [f["message"] for f in doc["findings"]
+            if f["check"] == check and (status is None or f["status"] == status)]
+
+
+def create(cli, workspace, *args):
+    r = cli("alice", "issue", "create", "--title", "Job", "--id", "job", "--every", "1h", *args,
+            cwd=workspace, env={"ALICE_NOW": T0})
+    assert r.returncode == 0, r
+
+
+def scan(cli, bins, now=T0, **env):
+    path = os.pathsep.join([str(bins["agents"]), os.environ["PATH"]])
+    r = cli("alice-schedule", "scan", "--json", env={"ALICE_NOW": now, "PATH": path, **env})
+    assert r.returncode == 0, r
+    return r.json()
+
+
+def test_all_well_with_a_firing_timer_and_a_ready_issue(cli, workspace, bins, tight):
+    create(cli, workspace, "--agent", "claude")
+    scan(cli, bins, OPENALICE_TEST_LAUNCH="none")           # the timer's scan: heartbeat at T0
+    from openalice.runs import admission, tasks
+
+    [run] = tasks.list_tasks(limit=5)
+    tasks.update_task(run["taskId"], {"status": "done", "exitCode": 0})
+    admission.release(run["taskId"])
+    doc = doctor(cli, bins["agents"], bins["cron_on"])
+    assert doc["ok"] is True, [f for f in doc["findings"] if f["status"] == "attention"]
+    assert findings(doc, "schedule", "ok") == ["test-ws/job: healthy"]
+    assert findings(doc, "runtime") == []
+    [timer] = findings(doc, "timers", "ok")
+    assert "cron (crontab)" in timer and "it fires (last scan 30 s ago)" in timer
+
+
+def test_an_agent_not_on_path_is_attention_not_all_well(cli, workspace, bins, tight):
+    create(cli, workspace, "--agent", "claude")
+    # The timer's scan, on a PATH without claude: nothing starts, the heartbeat is renewed.
+    r = cli("alice-schedule", "scan", "--json", env={"ALICE_NOW": T0, "PATH": "/usr/bin:/bin"})
+    assert [s["reason"] for s in r.json()["skipped"]] == ["agent_not_installed"]
+    doc = doctor(cli, bins["cron_on"])                     # claude is not on this PATH
+    assert doc["ok"] is False
+    assert [f["check"] for f in doc["findings"] if f["status"] == "attention"] == ["runtime"]
+    [message] = findings(doc, "runtime", "attention")
+    assert message.startswith("test-ws/job: cannot run here: agent 'claude': 'claude' is not on PATH")
+
+
+def test_a_missing_credential_is_attention(cli, workspace, bins, tight):
+    create(cli, workspace, "--agent", "claude", "--credential", "gone")
+    scan(cli, bins)
+    doc = doctor(cli, bins["agents"], bins["cron_on"])
+    [message] = findings(doc, "runtime", "attention")
+    assert "credential 'gone' is not in the vault" in message and doc["ok"] is False
+
+
+def test_every_failing_run_is_attention(cli, workspace, bins, tight):
+    create(cli, workspace, "--agent", "claude")
+    scan(cli, bins, OPENALICE_TEST_LAUNCH="none")
+    from openalice.runs import admission, tasks
+
+    [run] = tasks.list_tasks(limit=5)
+    tasks.update_task(run["taskId"], {"status": "failed", "exitCode": 1, "processStarted": True})
+    admission.release(run["taskId"])
+    doc = doctor(cli, bins["agents"], bins["cron_on"])
+    [message] = findings(doc, "schedule", "attention")
+    assert "test-ws/job: last run failed: The agent exited with code 1." in message
+    assert f"alice-schedule run {run['taskId']}" in message and doc["ok"] is False
+
+
+def test_a_schedule_that_never_fires_is_attention(cli, workspace, bins, tight):
+    (workspace / ".alice" / "issues" / "odd.md").write_text(
+        "---\ntitle: Odd\nwhen: {kind: every, every: soon}\nagent: claude\n---\n\nGo.\n")
+    scan(cli, bins)
+    doc = doctor(cli, bins["agents"], bins["cron_on"])
+    [message] = findings(doc, "schedule", "attention")
+    assert message.startswith("test-ws/odd: blocked: ") and "every" in message
+
+
+def test_an_invalid_issue_file_is_attention(cli, workspace, bins, tight):
+    (workspace / ".alice" / "issues" / "bad.md").write_text("---\ntitle: [unclosed\n---\n")
+    scan(cli, bins)
+    doc = doctor(cli, bins["agents"], bins["cron_on"])
+    assert any("test-ws/bad: invalid issue file" in m for m in findings(doc, "schedule", "attention"))
+
+
+def test_an_installed_timer_that_never_fired_is_attention(cli, workspace, bins, tight):
+    create(cli, workspace, "--agent", "claude")
+    doc = doctor(cli, bins["agents"], bins["cron_on"])
+    [message] = findings(doc, "timers", "attention")
+    assert "no scan has run yet" in message and "cron.log" in message
+
+
+def test_a_heartbeat_older_than_two_periods_is_attention(cli, workspace, bins, tight):
+    create(cli, workspace, "--agent", "claude")
+    scan(cli, bins, OPENALICE_TEST_LAUNCH="none")          # heartbeat at T0
+    fresh = doctor(cli, bins["agents"], bins["cron_on"], now="2026-03-02T09:02:00Z")  # exactly 2 periods
+    assert findings(fresh, "timers", "attention") == []
+    doc = doctor(cli, bins["agents"], bins["cron_on"], now=T0_PLUS_3MIN)
+    [message] = findings(doc, "timers", "attention")
+    assert "the last scan was 3 min ago" in message and "not firing" in message
+
+
+def test_scheduled_issues_without_a_timer_are_attention(cli, workspace, bins, tight):
+    create(cli, workspace, "--agent", "claude")
+    doc = doctor(cli, bins["agents"], bins["cron_off"])
+    [message] = findings(doc, "timers", "attention")
+    assert "1 scheduled issue(s) but no scan timer" in message
+    # Nothing scheduled: nothing to run, so only worth knowing.
+    (workspace / ".alice" / "issues" / "job.md").unlink()
+    assert findings(doctor(cli, bins["agents"], bins["cron_off"]), "timers", "info")
+
+
+def test_systemd_and_launchd_timers_are_found(cli, isolated_homes, bins, tight):
+    home = Path(isolated_homes["HOME"])
+    assert cli("alice-schedule", "install-timer", "--systemd", "--write").returncode == 0
+    assert cli("alice-schedule", "install-timer", "--launchd", "--write").returncode == 0
+    doc = doctor(cli, bins["agents"], bins["cron_off"])
+    [message] = findings(doc, "timers", "attention")  # installed, never fired
+    assert f"systemd ({home}/.config/systemd/user/openalice-schedule.timer)" in message
+    assert f"launchd ({home}/Library/LaunchAgents/dev.openalice.schedule.plist)" in message
+    assert "journalctl --user -u openalice-schedule.service" in message
+
+
+def test_adapter_down_is_attention_healthy_is_ok(cli, bins, tight, tmp_path):
+    wrappers = tmp_path / "cat" / "wrappers"
+    wrappers.mkdir(parents=True)
+    write_stub(wrappers, "good.sh", "healthy")
+    write_stub(wrappers, "down.sh", "down-leaky")
+    catalog = write_catalog(tmp_path / "cat", [adapter("good", "wrappers/good.sh", health=True),
+                                               adapter("down", "wrappers/down.sh", health=True)])
+    env = {"HARNESS_CATALOG": str(catalog)}
+    for ident in ("good", "down"):
+        assert cli("harness-adapter", "enable", ident, env=env).returncode == 0
+    doc = doctor(cli, bins["agents"], bins["cron_off"], **env)
+    assert findings(doc, "adapters", "ok") == ["good: healthy"]
+    [down] = findings(doc, "adapters", "attention")
+    assert down.startswith("down: down") and "sk-LEAKED" not in down
