@@ -18,6 +18,8 @@ from openalice.core.schema import Validator
 from tests.adapters.stubs import adapter, write_catalog, write_stub
 from tests.conftest import tool_path
 from tests.helpers.gateway import Served
+from tests.runs.standins import StandIns
+from tests.testdata import AGENT_STREAMS
 
 CANARY = "sk-CANARY-gateway-4f3e2d1c0b9a"
 
@@ -68,7 +70,8 @@ def home(cli, tmp_path):
                 listModels=True, envFile="secrets/GOOD.env", env=["GOOD_API_KEY"]),
         adapter("down", "wrappers/down.sh", health=True),
     ])
-    env = {**cli.env, "HARNESS_CATALOG": str(catalog)}
+    engines = StandIns(tmp_path / "standin-bin", AGENT_STREAMS)  # Run now needs an agent on PATH
+    env = {**cli.env, "HARNESS_CATALOG": str(catalog), "PATH": engines.path_env(cli.env.get("PATH"))}
     return {"ws": ws, "entry": entry, "catalog": catalog, "env": env, "repo": repo}
 
 

@@ -16,6 +16,8 @@ from pathlib import Path
 
 from tests.adapters.stubs import adapter, write_catalog, write_stub
 from tests.conftest import tool_path
+from tests.runs.standins import StandIns
+from tests.testdata import AGENT_STREAMS
 
 
 def png_bytes(width: int, height: int, rgb=(59, 91, 219), stripe=(240, 243, 250)) -> bytes:
@@ -49,6 +51,9 @@ class Site:
                if k not in ("ALICE_RUN_ID", "ALICE_RESUME_ID", "ALICE_WORKSPACE_ID", "PYTHONPATH",
                             "HARNESS_CATALOG", "ALICE_NOW")}
         env.update({k: str(v) for k, v in self.homes.items()})
+        # Stand-in agent CLIs (claude, codex, ...) replaying recorded streams: Run now really runs.
+        self.engines = StandIns(self.root / "standin-bin", AGENT_STREAMS)
+        env["PATH"] = self.engines.path_env(env.get("PATH", ""))
         self.env = env
         self.workspaces: dict[str, Path] = {}
         self.entries: list[str] = []
