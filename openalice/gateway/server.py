@@ -74,7 +74,7 @@ class _Server(ThreadingHTTPServer):
             return
         gateway = getattr(self, "gateway", None)
         if gateway is not None:
-            gateway.log(f"internal error while serving {client_address[0]}: "
+            gateway.log(f"connection from {client_address[0]} failed: "
                         f"{exc.__class__.__name__}: {exc}")
 
 
@@ -236,14 +236,18 @@ class _Handler(BaseHTTPRequestHandler):
             request, response = self._route(gateway)
         except HttpError as err:
             response = Response.error(err)
-        except Exception as exc:  # a bug: a 500 with the envelope, never a traceback to the client
-            gateway.log(f"internal error: {exc.__class__.__name__}: {exc}")
+        except Exception as exc:
+            # A bug in one request must not end the server (the process-level handler of
+            # cli/_run.py only runs when serve itself fails): this request gets a 500 with
+            # the envelope, the log one line, the client never a traceback.
+            gateway.log(f"request failed: {exc.__class__.__name__}: {exc}")
             if os.environ.get("OPENALICE_DEBUG"):
                 import traceback
 
                 traceback.print_exc()
-            response = Response.json(500, {"error": {"code": "internal", "exit": 1,
-                                                     "message": "internal gateway error"}})
+            response = Response.json(500, {"error": {"code": "gateway_failed", "exit": 1,
+                                                     "message": "the gateway failed while handling "
+                                                                "this request"}})
         if isinstance(response, Stream):
             status = self._stream(gateway, request, response)
         else:

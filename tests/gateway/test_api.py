@@ -146,3 +146,18 @@ def test_file_delivery_decodes_the_cat_document(fake):
     assert r.header("X-OpenAlice-Revision") == "changed"
     fake.get(f"/api/inbox/{ENTRY}/files/3?require=revision")
     assert fake.runner.calls[1][1][-1] == "--require-revision"
+
+
+def test_a_bug_in_one_request_is_a_500_and_the_server_goes_on(fake, monkeypatch):
+    def broken(*args, **kwargs):
+        raise ZeroDivisionError("boom")
+
+    monkeypatch.setattr(fake.runner, "run", broken)
+    r = fake.get("/api/issues")
+    assert r.status == 500
+    err = r.json()["error"]
+    assert err["code"] == "gateway_failed" and err["exit"] == 1
+    assert "Traceback" not in r.body.decode() and "boom" not in r.body.decode()
+    assert "request failed: ZeroDivisionError: boom" in fake.log.getvalue()
+    monkeypatch.undo()
+    assert fake.get("/api/issues").status == 200
