@@ -8,8 +8,8 @@ Standard library only.  From a checkout::
 
 Each binding's wrapper must be a catalog adapter, its model in that adapter's
 models and (unless --catalog-only) the adapter enabled on this machine.  Exit
-0 when everything is valid, 2 otherwise.  ``harness-adapter validate`` runs
-the same check (:func:`openalice.adapters.validate.validate`).
+0 when everything is valid, 2 otherwise.  It *is* ``harness-adapter validate``
+(:func:`openalice.adapters.validate.validate`), run through that tool.
 """
 
 from __future__ import annotations
@@ -35,10 +35,12 @@ def validate(paths=(), *, catalog_path=None, machine=True):
 
 
 def main(argv=None) -> int:
+    """``harness-adapter validate`` with these arguments (the same flags, output,
+    exit codes and top-level error handler)."""
     _ensure_importable()
-    from openalice.adapters.validate import main as run
+    from openalice.cli.adapter import main as harness_adapter
 
-    return run(argv, prog="_validate.py")
+    return harness_adapter(["validate", *(sys.argv[1:] if argv is None else argv)])
 
 
 if __name__ == "__main__":

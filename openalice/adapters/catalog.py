@@ -5,7 +5,9 @@ path given by the caller (``--catalog``), at ``$HARNESS_CATALOG``, or at the
 shipped ``presets/adapters.json``.  A relative ``wrapper`` or ``envFile`` is
 resolved against the directory holding the catalog file, so one catalog and
 its wrappers move together; ``~/...`` and ``$HARNESS_HOME/...`` are expanded
-and absolute paths are taken as they are.
+and absolute paths are taken as they are.  An ``envFile`` (where secrets are
+written) must stay under the catalog's directory or ``$HARNESS_HOME``; the
+shipped catalog keeps its env files in ``$HARNESS_HOME/env/``.
 
 Loading is fail-closed: a malformed or schema-invalid catalog, or two entries
 sharing an ``id`` or a ``wrapper``, raises :class:`InvalidInput` naming the file
@@ -27,7 +29,7 @@ from openalice.core.resources import schema_validator
 __all__ = [
     "CATALOG_VERSION", "STREAM_FORMATS", "DEFAULT_STREAM", "Problem", "AdapterEntry", "Catalog",
     "default_catalog_path", "catalog_path", "resolve_path", "catalog_problems", "load_catalog",
-    "find", "schema_validator", "suggest",
+    "find", "schema_validator", "suggest", "env_file_problem",
 ]
 
 CATALOG_VERSION = "adapters/v1"
@@ -167,6 +169,25 @@ def resolve_path(spec: str, base_dir: os.PathLike | str) -> Path:
     return Path(os.path.normpath(expanded))
 
 
+def env_file_problem(spec: str, base_dir: os.PathLike | str) -> str | None:
+    """Why an ``envFile`` may not be used, or None.  Secrets stay under the
+    catalog's own directory (a repository keeps them there, git-ignored) or
+    under ``$HARNESS_HOME`` (the shipped catalog's ``$HARNESS_HOME/env/``);
+    anything else (``/etc/...``, another user's files, a symlink out) is
+    refused, so a catalog cannot make ``set-secret`` write elsewhere."""
+    from openalice.core.paths import harness_home, is_within
+
+    try:
+        target = os.path.realpath(resolve_path(spec, base_dir))
+    except ValueError as exc:
+        return str(exc)
+    roots = (os.path.realpath(base_dir), os.path.realpath(harness_home()))
+    if any(is_within(target, root) and target != root for root in roots):
+        return None
+    return (f"envFile '{spec}' resolves to {target}, outside the catalog's directory "
+            f"({roots[0]}) and the harness home ({roots[1]}); secrets stay in one of those")
+
+
 def _same_file_key(path: Path) -> str:
     # realpath so a symlinked checkout directory or "./x" still names one file.
     return os.path.realpath(path)
@@ -194,6 +215,10 @@ def catalog_problems(document: object, path: os.PathLike | str) -> list[Problem]
                 f"duplicate adapter id '{adapter_id}': entries /adapters/{first} and /adapters/{index}"))
         else:
             seen_ids[adapter_id] = index
+        if raw.get("envFile") is not None:
+            problem = env_file_problem(raw["envFile"], base_dir)
+            if problem:
+                problems.append(Problem(f"/adapters/{index}/envFile", problem))
         try:
             key = _same_file_key(resolve_path(raw["wrapper"], base_dir))
         except ValueError as exc:
@@ -225,7 +250,7 @@ def _entry(raw: dict, index: int, base_dir: Path) -> AdapterEntry:
 def load_catalog(path: os.PathLike | str | None = None) -> Catalog:
     """Load and check the catalog (see :func:`catalog_path` for which one)."""
     where = catalog_path(path)
-    document = fs.read_json(where, max_bytes=4 * 1024 * 1024)
+    document = fs.read_json(where, max_bytes=4 * 1024 * 1024, follow_symlinks=True)
     problems = catalog_problems(document, where)
     if problems:
         first = problems[0]

@@ -5,6 +5,11 @@ The catalog's ``envFile`` is a pointer; the values live only in that file
 ``core.secrets``).  Nothing here returns a value: :func:`secret_status`
 reports presence.  Whether a secret *works* is observable only through the
 health probe.
+
+The shipped catalog's env files live in ``$HARNESS_HOME/env/`` (0700).  Older
+versions wrote them beside the shipped wrappers (in the checkout or in
+``site-packages``); :func:`adopt_legacy_env_files` finds such files and moves
+them to the home, returning a notice for each.
 """
 
 from __future__ import annotations
@@ -13,13 +18,13 @@ import os
 import subprocess
 from pathlib import Path
 
-from openalice.core import secrets
-from openalice.core.errors import Conflict, InvalidInput
+from openalice.core import fs, locks, paths, secrets
+from openalice.core.errors import AliceError, Conflict, InvalidInput
 
-from .catalog import AdapterEntry
+from .catalog import AdapterEntry, Catalog, default_catalog_path
 
 __all__ = ["SET", "MISSING", "env_file_of", "secret_status", "check_settable", "set_secret",
-           "unset_secret",
+           "unset_secret", "home_env_dir", "legacy_env_file", "adopt_legacy_env_files",
            "git_exposure"]
 
 SET, MISSING = "set", "missing"
@@ -60,7 +65,72 @@ def check_settable(entry: AdapterEntry, key: str, *, force: bool = False) -> Pat
 def set_secret(entry: AdapterEntry, key: str, value: str, *, force: bool = False) -> bool:
     """Store ``key`` in the adapter's env file; True if it replaced a value."""
     path = check_settable(entry, key, force=force)
+    secrets.check_secret(value)
+    _private_if_home(path)
     return secrets.set_env_var(path, key, value)
+
+
+def home_env_dir() -> Path:
+    """``$HARNESS_HOME/env``: where the shipped catalog's env files live."""
+    return paths.harness_home() / "env"
+
+
+def _private_if_home(path: Path) -> None:
+    if paths.is_within(path.parent, home_env_dir()):
+        fs.ensure_private_dir(path.parent)
+
+
+def legacy_env_file(entry: AdapterEntry, catalog: Catalog) -> Path | None:
+    """Where an older version kept this entry's env file: beside the shipped
+    wrappers.  None unless ``catalog`` is the shipped one and the entry's
+    env file now lives under ``$HARNESS_HOME/env/``."""
+    if entry.envFile is None or catalog.path != default_catalog_path():
+        return None
+    if not paths.is_within(entry.envFile, home_env_dir()):
+        return None
+    return catalog.base_dir / "wrappers" / entry.envFile.name
+
+
+def adopt_legacy_env_files(catalog: Catalog) -> list[str]:
+    """Move env files left at the old place (:func:`legacy_env_file`) to their
+    home; one notice per file found.  Nothing is lost: when both files exist
+    and differ, the home one is kept and the old one left for a person to
+    merge; a file that cannot be removed (a read-only install) is copied."""
+    notices: list[str] = []
+    for entry in catalog:
+        old = legacy_env_file(entry, catalog)
+        if old is None or not os.path.lexists(old):
+            continue
+        new = entry.envFile
+        try:
+            notices.append(_adopt(old, new))
+        except AliceError as err:
+            notices.append(f"could not move the old env file {old} to {new}: {err}")
+    return notices
+
+
+def _adopt(old: Path, new: Path) -> str:
+    if os.path.islink(old) or not os.path.isfile(old):
+        return f"{old} (an old env file location) is not a regular file; it was left alone"
+    _private_if_home(new)
+    with fs.locked_file(new):
+        data = fs.read_bytes(old, max_bytes=1024 * 1024)
+        current = fs.read_bytes(new, missing=None)
+        if current is None:
+            fs.atomic_write_bytes(new, data, mode=0o600, dir_mode=0o700)
+        elif current != data:
+            return (f"{old} (the old place of adapter secrets) differs from {new}; {new} is used. "
+                    f"Copy any key you still need with 'harness-adapter set-secret', then delete {old}")
+    try:
+        fs.remove_file(old)
+    except AliceError:
+        return (f"copied the adapter secrets in {old} to {new}; the old file could not be removed "
+                "(read-only install?): delete it by hand")
+    try:
+        fs.remove_file(locks.lock_path_for(old))
+    except AliceError:
+        pass  # a stale lock file holds nothing
+    return f"moved the adapter secrets in {old} to {new} (env files now live under $HARNESS_HOME/env/)"
 
 
 def unset_secret(entry: AdapterEntry, key: str) -> bool:

@@ -207,6 +207,11 @@ def set_config(adapter_id: str, values: Mapping[str, object] | None = None,
                                field="config", code="bad_config_key")
         check_config_key(key)
         check_config_value(key, value)
+        if isinstance(value, str) and (len(value) > 4096
+                                       or any(ch < " " and ch != "\t" or ch == "\x7f" for ch in value)):
+            raise InvalidInput(f"the value of config key '{key}' must be one line of text (no "
+                               "newline or other control character), at most 4096 characters",
+                               field=f"config.{key}", code="bad_config_value")
     removals = list(unset)
 
     def change(record: dict) -> dict:

@@ -34,7 +34,7 @@ from openalice.core.errors import AliceError
 
 from .catalog import Catalog, catalog_path as resolve_catalog_path, catalog_problems, schema_validator
 
-__all__ = ["Diagnostic", "Report", "KINDS", "validate", "render", "main"]
+__all__ = ["Diagnostic", "Report", "KINDS", "validate", "render"]
 
 # version -> schema name
 KINDS = {"preset/v1": "presets", "run-config/v1": "run-config", "adapters/v1": "adapters",
@@ -133,7 +133,7 @@ class _Checker:
         path = self.catalog_file
         self._mark(path)
         try:
-            document = fs.read_json(path, max_bytes=4 * 1024 * 1024)
+            document = fs.read_json(path, max_bytes=4 * 1024 * 1024, follow_symlinks=True)
         except AliceError as exc:
             self.error(path, "", f"cannot read the adapter catalog: {exc.message}")
             return
@@ -189,7 +189,7 @@ class _Checker:
         if not self._mark(path):
             return
         try:
-            document = fs.read_json(path, max_bytes=4 * 1024 * 1024)
+            document = fs.read_json(path, max_bytes=4 * 1024 * 1024, follow_symlinks=True)
         except AliceError as exc:
             self.error(path, "", exc.message)
             return
@@ -292,7 +292,7 @@ class _Checker:
 
         for path in sorted(self.catalog_file.parent.glob("*.json")):
             try:
-                document = fs.read_json(path, max_bytes=4 * 1024 * 1024)
+                document = fs.read_json(path, max_bytes=4 * 1024 * 1024, follow_symlinks=True)
             except AliceError:
                 continue
             if isinstance(document, dict) and document.get("version") == "preset/v1" \
@@ -383,32 +383,3 @@ def render(report: Report) -> str:
         lines.append(f"{report.error_count} error(s), {report.warning_count} warning(s); "
                      f"{files} {noun} read")
     return "\n".join(lines)
-
-
-def main(argv: list[str] | None = None, *, prog: str = "_validate.py") -> int:
-    """Standalone entry (``python presets/_validate.py [FILES...]``): exit 0 valid, 2 invalid."""
-    import argparse
-    import json
-    import sys
-
-    parser = argparse.ArgumentParser(
-        prog=prog, description="Validate presets and run-configs against their schemas and the "
-                               "adapter catalog (exit 2 when anything fails).")
-    parser.add_argument("files", nargs="*", help="files or directories (default: every *.json "
-                                                 "beside the catalog)")
-    parser.add_argument("--catalog", metavar="PATH", help="the adapter catalog (default: "
-                        "$HARNESS_CATALOG, else the shipped presets/adapters.json)")
-    parser.add_argument("--catalog-only", action="store_true",
-                        help="skip this machine's enabled flags and model narrowing (for CI)")
-    parser.add_argument("--json", action="store_true", help="print one JSON document")
-    args = parser.parse_args(argv)
-    try:
-        report = validate(args.files, catalog_path=args.catalog, machine=not args.catalog_only)
-    except AliceError as exc:
-        sys.stderr.write(f"{prog}: error: {exc}\n")
-        return exc.exit_code
-    if args.json:
-        sys.stdout.write(json.dumps(report.to_dict(), indent=2) + "\n")
-    else:
-        sys.stdout.write(render(report) + "\n")
-    return 0 if report.valid else 2

@@ -5,16 +5,15 @@ from __future__ import annotations
 import argparse
 import difflib
 import importlib
-import os
 import sys
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable, TextIO
 
 from openalice.core import output
-from openalice.core.errors import AliceError, OperationalError, UsageError
+from openalice.core.errors import UsageError
 
-from ._run import Tool, debug_enabled
+from ._run import Tool
 
 __all__ = ["ArgumentParser", "Context", "dispatch", "common_parent", "add_verb", "int_in_range"]
 
@@ -61,11 +60,39 @@ class Context:
         from openalice.core import clock
 
         if self.now_override:
-            return clock.parse_instant(self.now_override, field="--now")
+            return clock.parse_clock(self.now_override, field="--now")
         return clock.now()
 
+    _pending: list = field(default_factory=list, repr=False)
+    _failure: tuple[str, str] | None = field(default=None, repr=False)
+
     def emit(self, data: Any, human: Callable[[Any], str] | str | None = None) -> None:
-        output.emit(data, json_mode=self.json, human=human, stream=self.stdout)
+        """The result: human text now, or (``--json``) the document, written by
+        :meth:`finish` once the exit code is known."""
+        if self.json:
+            self._pending.append(data)
+            return
+        output.emit(data, json_mode=False, human=human, stream=self.stdout)
+
+    def failing(self, code: str, message: str) -> None:
+        """Name what a non-zero exit that still prints its result means: the
+        ``"error"`` member the result document gets with ``--json``."""
+        self._failure = (code, message)
+
+    def finish(self, exit_code: int) -> int:
+        """Write the ``--json`` document by the one rule
+        (:func:`openalice.core.output.json_document`)."""
+        if not self.json:
+            return exit_code
+        pending, self._pending = self._pending, []
+        for earlier in pending[:-1]:
+            self.stdout.write(output.to_json(earlier) + "\n")
+        last = pending[-1] if pending else None
+        code, message = self._failure or (None, None)
+        document = output.json_document(last, exit_code, code=code, message=message)
+        if document is not None and (pending or exit_code != 0):
+            self.stdout.write(output.to_json(document) + "\n")
+        return exit_code
 
     def warn(self, message: str) -> None:
         output.warn(message, prog=self.prog, stream=self.stderr)
@@ -113,54 +140,28 @@ def _first_verb(args: list[str]) -> str | None:
     return None
 
 
-def dispatch(tool: Tool, args: list[str]) -> int:
-    json_mode = "--json" in args
-    try:
-        verb = _first_verb(args)
-        if verb is None:
-            raise UsageError(f"no command given; see '{tool.name} --help'", code="usage")
-        module_name = tool.verbs.get(verb)
-        if module_name is None:
-            close = difflib.get_close_matches(verb, list(tool.verbs), n=1)
-            hint = f"did you mean '{close[0]}'?" if close else f"see '{tool.name} --help'"
-            raise UsageError(f"unknown command '{verb}'", code="unknown_command",
-                             details={"hint": hint})
-        module = importlib.import_module(module_name)
-        parser = ArgumentParser(prog=tool.name, add_help=True)
-        parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
-        sub = parser.add_subparsers(dest="verb", metavar="COMMAND", required=True)
-        module.register(sub, common_parent())
-        ns = parser.parse_args(args)
-        ctx = Context(prog=tool.name, json=bool(getattr(ns, "json", False)),
-                      now_override=getattr(ns, "now", None))
-        handler = getattr(ns, "handler", None)
-        if handler is None:
-            raise UsageError(f"'{verb}' needs a subcommand; see '{tool.name} {verb} --help'",
-                             code="usage")
-        result = handler(ns, ctx)
-        return 0 if result is None else int(result)
-    except SystemExit as exc:  # argparse --help
-        return exc.code if isinstance(exc.code, int) else 0
-    except AliceError as err:
-        output.emit_error(err, json_mode=json_mode, prog=tool.name)
-        return err.exit_code
-    except KeyboardInterrupt:
-        sys.stderr.write(f"{tool.name}: interrupted\n")
-        return 130
-    except BrokenPipeError:
-        # The reader went away (e.g. `| head`); stay quiet like other Unix tools.
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-        except OSError:
-            pass
-        return 1
-    except Exception as exc:  # a bug: never a raw traceback unless asked for
-        if debug_enabled():
-            import traceback
-
-            traceback.print_exc()
-        err = OperationalError(f"internal error: {exc.__class__.__name__}: {exc}", code="internal",
-                               details={"hint": "set OPENALICE_DEBUG=1 for a traceback"})
-        output.emit_error(err, json_mode=json_mode, prog=tool.name)
-        return 1
+def dispatch(tool: Tool, args: list[str], *, json_mode: bool) -> int:
+    """Parse ``args`` and run the verb's handler.  Errors propagate to the one
+    top-level handler (:func:`openalice.cli._run.run`)."""
+    verb = _first_verb(args)
+    if verb is None:
+        raise UsageError(f"no command given; see '{tool.name} --help'", code="usage")
+    module_name = tool.verbs.get(verb)
+    if module_name is None:
+        close = difflib.get_close_matches(verb, list(tool.verbs), n=1)
+        hint = f"did you mean '{close[0]}'?" if close else f"see '{tool.name} --help'"
+        raise UsageError(f"unknown command '{verb}'", code="unknown_command",
+                         details={"hint": hint})
+    module = importlib.import_module(module_name)
+    parser = ArgumentParser(prog=tool.name, add_help=True)
+    parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
+    sub = parser.add_subparsers(dest="verb", metavar="COMMAND", required=True)
+    module.register(sub, common_parent())
+    ns = parser.parse_args(args)
+    ctx = Context(prog=tool.name, json=json_mode, now_override=getattr(ns, "now", None))
+    handler = getattr(ns, "handler", None)
+    if handler is None:
+        raise UsageError(f"'{verb}' needs a subcommand; see '{tool.name} {verb} --help'",
+                         code="usage")
+    result = handler(ns, ctx)
+    return ctx.finish(0 if result is None else int(result))

@@ -1,7 +1,16 @@
-"""The tool runner: static ``--help``/``--version``, then lazy dispatch.
+"""The tool runner: static ``--help``/``--version``, then lazy dispatch, all
+inside the one top-level error handler of the toolkit.
+
+Every entry path goes through :func:`run`: the console scripts, the ``bin/``
+launchers and ``python -m openalice`` call a tool's ``main``, which calls
+:func:`run`; ``alice-schedule scan``'s nothing-due fast path is passed in as
+``fast`` so it is guarded by the same handler.  :func:`run` decides once
+whether ``--json`` was asked for (:func:`json_requested`) and turns whatever
+escapes into an exit code: a handled error's envelope or message, a quiet
+exit for a closed pipe, 130 for Ctrl-C, ``internal error`` for a bug.
 
 Only ``sys`` and ``os`` are imported here; everything else waits until a verb
-is actually run.
+is actually run, or until something goes wrong.
 """
 
 from __future__ import annotations
@@ -11,7 +20,7 @@ import sys
 
 from openalice import __version__
 
-__all__ = ["Tool", "run"]
+__all__ = ["Tool", "run", "json_requested", "debug_enabled", "shim_refusal"]
 
 
 class Tool:
@@ -31,20 +40,113 @@ class Tool:
         self.verbs = dict(verbs or {})
 
 
-def run(tool: Tool, argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else list(argv)
-    if not args:
-        sys.stderr.write(tool.help)
-        return 2
-    if args[0] in ("-h", "--help", "help") and len(args) == 1:
-        sys.stdout.write(tool.help)
-        return 0
-    if args[0] in ("-V", "--version") and len(args) == 1:
-        sys.stdout.write(f"{tool.name} {__version__}\n")
-        return 0
-    from . import _dispatch
+def json_requested(args: list[str]) -> bool:
+    """The one rule for ``--json``: asked for anywhere on the command line
+    (``alice --json workspace list`` as well as ``alice workspace list
+    --json``), except after a ``--`` that ends the options."""
+    for arg in args:
+        if arg == "--":
+            return False
+        if arg == "--json":
+            return True
+    return False
 
-    return _dispatch.dispatch(tool, args)
+
+def run(tool: Tool, argv: list[str] | None = None, *,
+        fast: "Callable[[list[str], bool], int | None] | None" = None) -> int:
+    """Run ``tool`` with ``argv`` (default ``sys.argv[1:]``); the exit code.
+
+    ``fast(args, json_mode)`` may answer before argparse is imported (None
+    means "take the regular path")."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    json_mode = json_requested(args)
+    try:
+        if not args:
+            sys.stderr.write(tool.help)
+            return 2
+        if args[0] in ("-h", "--help", "help") and len(args) == 1:
+            sys.stdout.write(tool.help)
+            return 0
+        if args[0] in ("-V", "--version") and len(args) == 1:
+            sys.stdout.write(f"{tool.name} {__version__}\n")
+            return 0
+        refused = shim_refusal(tool.name, args, json_mode)
+        if refused is not None:
+            return refused
+        if fast is not None:
+            code = fast(args, json_mode)
+            if code is not None:
+                return code
+        from . import _dispatch
+
+        return _dispatch.dispatch(tool, args, json_mode=json_mode)
+    except BaseException as exc:  # the one top-level handler: see fail()
+        return fail(tool.name, exc, json_mode=json_mode)
+
+
+def shim_refusal(name: str, args: list[str], json_mode: bool) -> int | None:
+    """Started through a workspace shim (``<ws>/.alice/bin/``): that
+    workspace's harness config decides whether this command may run (before
+    any fast path, so ``alice-schedule scan`` is gated too)."""
+    shim_config = os.environ.pop("OPENALICE_SHIM_CONFIG", None)
+    if shim_config is None:
+        return None
+    from openalice.harness.gate import refuse
+
+    return refuse(name, args, shim_config, json_mode=json_mode)
+
+
+def fail(prog: str, exc: BaseException, *, json_mode: bool) -> int:
+    """The exit code for ``exc``, after telling the user (never a traceback
+    unless ``OPENALICE_DEBUG`` is set)."""
+    if isinstance(exc, SystemExit):  # argparse --help, or a deliberate exit
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    if isinstance(exc, KeyboardInterrupt):
+        _write_stderr(f"{prog}: interrupted\n")
+        return 130
+    if isinstance(exc, BrokenPipeError):
+        _silence_stdout()  # the reader went away (e.g. `| head`): stay quiet like other tools
+        return 1
+    from openalice.core import output
+    from openalice.core.errors import AliceError, OperationalError
+
+    err = exc if isinstance(exc, AliceError) else None
+    if err is None and isinstance(exc, OSError):
+        from openalice.core import fs
+
+        err = fs.explain_os_error(exc)
+    if err is None:
+        if debug_enabled():
+            import traceback
+
+            traceback.print_exception(exc)
+        err = OperationalError(f"internal error: {exc.__class__.__name__}: {exc}", code="internal",
+                               details={"hint": "set OPENALICE_DEBUG=1 for a traceback"})
+    try:
+        output.emit_error(err, json_mode=json_mode, prog=prog)
+    except BrokenPipeError:
+        _silence_stdout()
+    except OSError:
+        pass  # nowhere left to report to; the exit code still says it
+    return err.exit_code
+
+
+def _write_stderr(text: str) -> None:
+    try:
+        sys.stderr.write(text)
+    except (OSError, ValueError):
+        pass
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so nothing (not even the interpreter's final
+    flush) writes to a closed pipe again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def debug_enabled() -> bool:

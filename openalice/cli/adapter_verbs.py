@@ -131,9 +131,30 @@ def register(sub, common) -> None:
                    help="files or directories (default: every *.json beside the catalog)")
     p.add_argument("--catalog-only", action="store_true",
                    help="skip this machine's enabled flags and model narrowing")
+    for parser in sub.choices.values():
+        parser.set_defaults(handler=_adopting(parser.get_default("handler")))
 
 
 # -- helpers ----------------------------------------------------------------
+
+def _adopting(handler):
+    """Before any verb: env files an older version wrote beside the shipped
+    wrappers move to $HARNESS_HOME/env/, with a notice on stderr."""
+    def run(args: argparse.Namespace, ctx: Context):
+        from openalice.adapters import envfile
+        from openalice.core.errors import AliceError
+
+        try:
+            catalog = _catalog(args)
+        except AliceError:
+            catalog = None  # the verb itself reports a broken catalog
+        if catalog is not None:
+            for notice in envfile.adopt_legacy_env_files(catalog):
+                ctx.info(f"{ctx.prog}: notice: {notice}")
+        return handler(args, ctx)
+
+    return run
+
 
 def _timeout_of(args) -> float:
     from openalice.adapters.invoke import DEFAULT_TIMEOUT
@@ -343,6 +364,9 @@ def cmd_health(args: argparse.Namespace, ctx: Context) -> int:
         return table(rows, ["ID", "HEALTH", "LATENCY", "DETAIL"]) if rows else ""
 
     ctx.emit(data, human)
+    if not ok:
+        down = [r.id for r in results if r.health == DOWN]
+        ctx.failing("adapter_down", f"down: {', '.join(down)}")
     return 0 if ok else 3
 
 
@@ -365,4 +389,6 @@ def cmd_validate(args: argparse.Namespace, ctx: Context) -> int:
 
     report = validate(args.files, catalog_path=args.catalog, machine=not args.catalog_only)
     ctx.emit(report.to_dict(), lambda _d: render(report))
+    if not report.valid:
+        ctx.failing("invalid_bindings", f"{report.error_count} error(s) in {len(report.files)} file(s)")
     return 0 if report.valid else 2

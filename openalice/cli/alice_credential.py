@@ -80,12 +80,10 @@ def _human_record(rec: dict) -> str:
 
 
 def cmd_add(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import credentials
+    from openalice import credentials, workspaces
     from openalice.core import secrets
 
-    from ._runtime_guard import refuse_vault_write
-
-    refuse_vault_write()
+    workspaces.authorize_write(workspaces.Caller.of_process(), None, scope="vault")
     credentials.check_slug(args.slug)
     secret = secrets.read_secret(args.key_source, prompt=f"Key for {args.slug} (hidden): ", stdin=ctx.stdin)
     rec = credentials.add(args.slug, vendor=args.vendor, secret=secret, auth_type=args.auth,
@@ -113,11 +111,9 @@ def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_remove(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import credentials
+    from openalice import credentials, workspaces
 
-    from ._runtime_guard import refuse_vault_write
-
-    refuse_vault_write()
+    workspaces.authorize_write(workspaces.Caller.of_process(), None, scope="vault")
     rec = credentials.remove(args.slug)
     ctx.emit({"credential": {k: rec[k] for k in ("slug", "vendor", "authType")}, "removed": True},
              lambda d: f"removed: {args.slug} (sessions bound to it will report credential_not_found)")
@@ -125,11 +121,9 @@ def cmd_remove(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_override(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import credentials
+    from openalice import credentials, workspaces
 
-    from ._runtime_guard import refuse_vault_write
-
-    refuse_vault_write()
+    workspaces.authorize_write(workspaces.Caller.of_process(), None, scope="vault")
     reasoning = None if args.reasoning is None else args.reasoning == "on"
     rec = credentials.set_model_override(args.slug, args.model, context_window=args.context_window,
                                          reasoning=reasoning, clear=args.clear, now=ctx.now())

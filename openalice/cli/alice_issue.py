@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from openalice.core.output import printable  # titles and prompts may hold escape sequences
@@ -19,7 +18,8 @@ def register(sub, common) -> None:
         description="Markdown issues: one file per issue at <workspace>/.alice/issues/<id>.md. "
                     "An issue with a schedule (when) runs headless in its workspace; its body is "
                     "the exact prompt. Inside a headless run only the run's own workspace can be "
-                    "written; a person needs --approve (at a terminal) for another workspace.",
+                    "written; a person inside workspace A needs --approve (at a terminal) to write "
+                    "workspace B; from outside every workspace, --workspace names the target.",
         epilog="examples:\n  alice issue create --title 'Daily report' --cron '0 9 * * 1-5' "
                "--timezone Europe/Paris\n  alice issue list --all\n  alice issue validate --all\n",
         formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -87,7 +87,8 @@ def register(sub, common) -> None:
     p.add_argument("--reply-to", metavar="COMMENT_ID", help="the comment this one answers")
     _workspace_flag(p)
     p.add_argument("--approve", action="store_true",
-                   help="approve writing another workspace's issue (attended terminal only)")
+                   help="approve writing another workspace's issue from inside a workspace "
+                        "(attended terminal only)")
     _now_flag(p)
 
     p = add_verb(verbs, "validate", cmd_validate, common=common,
@@ -164,11 +165,11 @@ def _field_flags(p, *, create: bool) -> None:
 
 def cmd_create(args: argparse.Namespace, ctx: Context) -> int:
     from openalice import workspaces
-    from openalice.issues import guard, store, views
+    from openalice.issues import store, views
 
     ws = workspaces.resolve(args.workspace)
-    access = guard.authorize(ws, approve=args.approve, env=os.environ, cwd=os.getcwd(),
-                             is_tty=_stdin_is_tty())
+    access = workspaces.authorize_write(workspaces.Caller.of_process(), ws, scope="issues",
+                                        approve=args.approve)
     fields = _fields(args, ctx)
     body = _read_body(args) or ""
     now = ctx.now()
@@ -183,11 +184,11 @@ def cmd_create(args: argparse.Namespace, ctx: Context) -> int:
 def cmd_update(args: argparse.Namespace, ctx: Context) -> int:
     from openalice import workspaces
     from openalice.core.errors import UsageError
-    from openalice.issues import guard, store, views
+    from openalice.issues import store, views
 
     ws = workspaces.resolve(args.workspace)
-    access = guard.authorize(ws, approve=args.approve, env=os.environ, cwd=os.getcwd(),
-                             is_tty=_stdin_is_tty())
+    access = workspaces.authorize_write(workspaces.Caller.of_process(), ws, scope="issues",
+                                        approve=args.approve)
     fields = _fields(args, ctx)
     body = _read_body(args)
     if not fields and body is None and not args.unset:
@@ -268,6 +269,9 @@ def cmd_validate(args: argparse.Namespace, ctx: Context) -> int:
             count = len(report.problems)
             ctx.info(f"{count} problem{'s' if count != 1 else ''} ({files} checked in {spaces})"
                      f"{warned}")
+    if not report.ok:
+        ctx.failing("invalid_issues", f"{len(report.problems)} problem(s) in {report.files} issue "
+                                      f"file(s) of {report.workspaces} workspace(s)")
     return 0 if report.ok else 2
 
 
@@ -282,11 +286,11 @@ def cmd_board(args: argparse.Namespace, ctx: Context) -> int:
 
 def cmd_comment(args: argparse.Namespace, ctx: Context) -> int:
     from openalice import workspaces
-    from openalice.issues import comments, guard
+    from openalice.issues import comments
 
     ws = workspaces.resolve(args.workspace)
-    access = guard.authorize(ws, approve=args.approve, env=os.environ, cwd=os.getcwd(),
-                             is_tty=_stdin_is_tty())
+    access = workspaces.authorize_write(workspaces.Caller.of_process(), ws, scope="issues",
+                                        approve=args.approve)
     markdown = _read_body(args)
     comment, created = comments.add_comment(ws, args.id, markdown, author=_author(ws),
                                             now=ctx.now(), comment_id=args.comment_id,
@@ -314,13 +318,6 @@ def _emit_bulk(ctx: Context, data: dict, human) -> None:
         return
     import json
     ctx.stdout.write(json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n")
-
-
-def _stdin_is_tty() -> bool:
-    try:
-        return sys.stdin is not None and sys.stdin.isatty()
-    except (ValueError, OSError):
-        return False
 
 
 def _targets(args) -> list:
@@ -412,7 +409,7 @@ def _read_body(args) -> str | None:
                                field="body", code="too_large")
     else:
         from openalice.core import fs
-        data = fs.read_bytes(source, max_bytes=MAX_BYTES)
+        data = fs.read_bytes(source, max_bytes=MAX_BYTES, follow_symlinks=True)
         where = source
     try:
         return data.decode("utf-8")

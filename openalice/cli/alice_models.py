@@ -113,11 +113,15 @@ def cmd_refresh(args: argparse.Namespace, ctx: Context) -> int:
     data = {"credential": args.credential, "status": result["status"], "count": len(result["models"]),
             "fetchedAt": result.get("fetchedAt"), "models": [m["id"] for m in result["models"]]}
     if result.get("error"):
-        data["error"] = result["error"]
+        data["reason"] = result["error"]
 
     def human(d: dict) -> str:
         line = f"{d['credential']}: {d['status']}, {d['count']} models"
-        return line + (f" (kept the previous list; {d['error']})" if d.get("error") else "")
+        return line + (f" (kept the previous list; {d['reason']})" if d.get("reason") else "")
 
     ctx.emit(data, human)
-    return 3 if result["status"] == "failed" else 0
+    if result["status"] == "failed":
+        ctx.failing("refresh_failed", f"could not list the models of {args.credential}: "
+                                      f"{result.get('error') or 'the endpoint failed'}")
+        return 3
+    return 0

@@ -108,10 +108,8 @@ def _human_binding(b: dict) -> str:
 def cmd_new(args: argparse.Namespace, ctx: Context) -> int:
     from openalice import sessions, workspaces
 
-    from ._runtime_guard import refuse_foreign_write
-
     ws = workspaces.resolve(args.workspace)
-    refuse_foreign_write(ws)
+    workspaces.authorize_write(workspaces.Caller.of_process(), ws)
     resolved = sessions.resolve_binding(ws, surface=args.surface, agent=args.agent, credential=args.credential,
                                         native_credential=args.native_credential, model=args.model,
                                         effort=args.effort, wire=args.wire)
@@ -146,6 +144,8 @@ def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
         return "\n".join(lines)
 
     ctx.emit(data, human)
+    if problems:
+        ctx.failing("invalid_sessions", f"{len(problems)} session file(s) cannot be read")
     return 2 if problems else 0
 
 
@@ -173,10 +173,8 @@ def cmd_replace(args: argparse.Namespace, ctx: Context) -> int:
     from openalice import sessions, workspaces
     from openalice.core.errors import UsageError
 
-    from ._runtime_guard import refuse_foreign_write
-
     ws = workspaces.resolve(args.workspace)
-    refuse_foreign_write(ws)
+    workspaces.authorize_write(workspaces.Caller.of_process(), ws)
     kwargs = {}
     if args.native_credential:
         if args.wire:
@@ -205,10 +203,8 @@ def cmd_replace(args: argparse.Namespace, ctx: Context) -> int:
 def cmd_rename(args: argparse.Namespace, ctx: Context) -> int:
     from openalice import sessions, workspaces
 
-    from ._runtime_guard import refuse_foreign_write
-
     ws = workspaces.resolve(args.workspace)
-    refuse_foreign_write(ws)
+    workspaces.authorize_write(workspaces.Caller.of_process(), ws)
     binding = sessions.rename_session(ws, args.resume_id, None if args.clear else args.name)
     ctx.emit({"session": binding.to_dict(), "file": str(sessions.session_path(ws, binding.resume_id))},
              lambda d: f"renamed: {_human_binding(d['session'])}")

@@ -101,10 +101,8 @@ def cmd_set(args: argparse.Namespace, ctx: Context) -> int:
     from openalice import agents, credentials, preferences, workspaces
     from openalice.core.errors import UsageError
 
-    from ._runtime_guard import refuse_foreign_write
-
     ws = workspaces.resolve(args.workspace)
-    refuse_foreign_write(ws)
+    workspaces.authorize_write(workspaces.Caller.of_process(), ws)
     if not args.agent and not args.default_agent:
         raise UsageError("give --agent (with its preference) and/or --default-agent", code="usage")
     if not args.agent and (args.credential or args.native_credential or args.model or args.effort
@@ -140,10 +138,8 @@ def cmd_unset(args: argparse.Namespace, ctx: Context) -> int:
     from openalice import preferences, workspaces
     from openalice.core.errors import UsageError
 
-    from ._runtime_guard import refuse_foreign_write
-
     ws = workspaces.resolve(args.workspace)
-    refuse_foreign_write(ws)
+    workspaces.authorize_write(workspaces.Caller.of_process(), ws)
     if not args.agent and not args.default_agent:
         raise UsageError("give --agent and/or --default-agent", code="usage")
     preferences.unset(ws, surface=args.surface, agent=args.agent, default_agent=args.default_agent)

@@ -85,8 +85,8 @@ def _human_status(d: dict) -> str:
         line += f"\n  pid   {d['pid']} (process group), supervisor {d['supervisorPid']}"
     if d.get("ports"):
         line += "\n  ports " + ", ".join(f"{k}={v}" for k, v in d["ports"].items())
-    if d.get("error"):
-        line += f"\n  error {d['error']}"
+    if d.get("lastError"):
+        line += f"\n  error {d['lastError']}"
     return line
 
 
@@ -105,8 +105,8 @@ def _finish(view: dict, ctx: Context, waited: bool) -> int:
     from openalice.core.errors import Unavailable
 
     if view["phase"] == "failed" or (waited and view["phase"] != "ready"):
-        raise Unavailable(view.get("error") or f"Studio did not become ready (it is {view['phase']})",
-                          code=view.get("errorCode") or "studio_not_ready", details={"status": view})
+        raise Unavailable(view.get("lastError") or f"Studio did not become ready (it is {view['phase']})",
+                          code=view.get("lastErrorCode") or "studio_not_ready", details={"status": view})
     ctx.emit(view, _human_status)
     return 0
 

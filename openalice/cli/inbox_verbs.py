@@ -136,17 +136,18 @@ def _workspace_id(spec: str | None) -> str | None:
 def _confine(workspace_id: str) -> None:
     """Inside a headless run, writes touch only the run's own workspace."""
     from openalice import workspaces
-    from openalice.core.errors import Forbidden
 
-    run = workspaces.run_environment()
-    if run is not None and run.workspace_id != workspace_id:
-        raise Forbidden(f"a run of workspace '{run.workspace_id}' may not change entries of "
-                        f"workspace '{workspace_id}'", code="cross_workspace")
+    workspaces.authorize_write(workspaces.Caller.of_process(), workspace_id)
 
 
 def _warn_problems(ctx: Context, problems: list[dict]) -> None:
+    from openalice.inbox.store import READ_STATE_FILE
+
     for p in problems:
-        ctx.warn(f"skipped line at byte {p['offset']} of {p['file']}: {p['reason']}")
+        if p["file"].endswith(READ_STATE_FILE):
+            ctx.warn(f"{p['file']}: {p['reason']}")
+        else:
+            ctx.warn(f"skipped line at byte {p['offset']} of {p['file']}: {p['reason']}")
 
 
 def _iso(ms: int) -> str:
@@ -214,7 +215,7 @@ def _read_body(args: argparse.Namespace) -> str:
         data = sys.stdin.buffer.read(MAX_BODY_BYTES + 1)
         where = "stdin"
     else:
-        data = fs.read_bytes(args.body_file, max_bytes=MAX_BODY_BYTES)
+        data = fs.read_bytes(args.body_file, max_bytes=MAX_BODY_BYTES, follow_symlinks=True)
         where = args.body_file
     if len(data) > MAX_BODY_BYTES:
         raise InvalidInput(f"the body exceeds {MAX_BODY_BYTES} bytes", file=where,
@@ -457,6 +458,8 @@ def cmd_mark_all_read(args: argparse.Namespace, ctx: Context) -> int:
         ws_id = run.workspace_id
     data = inbox.mark_all_read(inbox.InboxStore(), now_ms=clock.to_ms(ctx.now()),
                                workspace_id=ws_id)
+    if data.get("setAside") and not ctx.json:
+        ctx.warn(f"the read state was corrupt: kept it as {data['setAside']} and started a new one")
     ctx.emit(data, lambda d: f"marked {d['marked']} read; {d['unread']} unread")
     return 0
 
@@ -464,7 +467,12 @@ def cmd_mark_all_read(args: argparse.Namespace, ctx: Context) -> int:
 def cmd_count(args: argparse.Namespace, ctx: Context) -> int:
     from openalice import inbox
 
-    data = inbox.counts(inbox.InboxStore(), workspace_id=_workspace_id(args.workspace))
+    store = inbox.InboxStore()
+    data = inbox.counts(store, workspace_id=_workspace_id(args.workspace))
+    if store.problems:
+        data["problems"] = store.problems
+        if not ctx.json:
+            _warn_problems(ctx, store.problems)
 
     def human(d: dict) -> str:
         text = f"{d['unread']} unread of {d['total']}"
@@ -482,6 +490,8 @@ def cmd_delete(args: argparse.Namespace, ctx: Context) -> int:
     store = inbox.InboxStore()
     _confine(store.get(args.id).record["workspaceId"])
     record = inbox.delete(store, args.id)
+    if store.read_state_problem:
+        ctx.warn(f"{store.read_state_path}: {store.read_state_problem}")
     ctx.emit({"id": record["id"], "deleted": True, "workspaceId": record["workspaceId"]},
              lambda d: f"deleted: {d['id']}")
     return 0

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-
 from ._run import Tool, run
 
 HELP = """\
@@ -55,16 +53,17 @@ TOOL = Tool(
 )
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else list(argv)
-    if args and args[0] == "scan":
-        # The timer runs this every minute: plain flags skip argparse entirely.
-        from .schedule_scan import fast_scan
+def _fast(args: list[str], json_mode: bool) -> int | None:
+    if args[0] != "scan":
+        return None
+    # The timer runs this every minute: plain flags skip argparse entirely.
+    from .schedule_scan import fast_scan
 
-        code = fast_scan(args[1:])
-        if code is not None:
-            return code
-    return run(TOOL, args)
+    return fast_scan(args[1:])
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run(TOOL, argv, fast=_fast)
 
 
 if __name__ == "__main__":

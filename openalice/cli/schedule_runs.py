@@ -58,7 +58,9 @@ def _fire(args, ctx: Context, fire: str) -> int:
     from openalice.schedule.manual import fire_now
 
     ws, issue_id = resolve_issue(args.issue, workspace=args.workspace)
-    result = fire_now(ws, issue_id, fire=fire, now=ctx.now())
+    result = dict(fire_now(ws, issue_id, fire=fire, now=ctx.now()))
+    if "error" in result:  # a top-level "error" means the command failed (docs/conventions.md)
+        result["launchError"] = result.pop("error")
 
     def human(data: dict) -> str:
         task = data["task"]
@@ -67,7 +69,7 @@ def _fire(args, ctx: Context, fire: str) -> int:
         if task.get("retryOfTaskId"):
             line += f" (retry of {task['retryOfTaskId']})"
         if not data.get("launched"):
-            line += " (not launched" + (f": {data['error']}" if data.get("error") else "") + ")"
+            line += " (not launched" + (f": {data['launchError']}" if data.get("launchError") else "") + ")"
         return line + f"\nfollow it with: alice-schedule run {task['taskId']} --wait"
 
     ctx.emit(result, human)

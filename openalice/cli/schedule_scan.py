@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 __all__ = ["register", "cmd_scan", "fast_scan", "human_report"]
@@ -93,11 +94,18 @@ def scan_report(*, dry_run: bool, now_text: str | None, capacity: int | None = N
     due (:mod:`openalice.schedule.fastpath`), else the full scanner."""
     from openalice.schedule import fastpath
 
+    env_capacity = os.environ.get("OPENALICE_RUN_CAPACITY")
+    if capacity is None and env_capacity and _parse_capacity(env_capacity) is None:
+        # not plain digits: let the one rule judge it (and refuse it) before the
+        # nothing-due answer could ignore it
+        from openalice.runs.admission import default_capacity
+
+        default_capacity()
     now = fastpath.parse_now(now_text)
     if now is None:  # let the clock module judge (and explain) the text
         from openalice.core import clock
 
-        now = clock.parse_instant(now_text, field="--now") if now_text else clock.now()
+        now = clock.parse_clock(now_text, field="--now") if now_text else clock.now()
         now = now.replace(microsecond=now.microsecond - now.microsecond % 1000)
     if not dry_run and not fastpath.take_lock():
         from openalice.schedule.scan import busy_result
@@ -153,7 +161,8 @@ def cmd_scan(args, ctx) -> int:
 
 def fast_scan(args: list[str]) -> int | None:
     """Parse the plain flags by hand and scan; None means "use argparse"
-    (help, unknown or malformed flags)."""
+    (help, unknown or malformed flags).  Errors propagate to the one
+    top-level handler (:func:`openalice.cli._run.run`)."""
     json_mode = dry_run = False
     now_text = capacity = None
     i = 0
@@ -174,25 +183,4 @@ def fast_scan(args: list[str]) -> int | None:
         else:
             return None
         i += 1
-    try:
-        return _run_scan(json_mode=json_mode, dry_run=dry_run, now_text=now_text, capacity=capacity)
-    except KeyboardInterrupt:
-        sys.stderr.write("alice-schedule: interrupted\n")
-        return 130
-    except Exception as exc:  # handled errors and bugs: the same envelopes as the argparse path
-        from openalice.core import output
-        from openalice.core.errors import AliceError, OperationalError
-
-        if isinstance(exc, AliceError):
-            output.emit_error(exc, json_mode=json_mode, prog="alice-schedule")
-            return exc.exit_code
-        from ._run import debug_enabled
-
-        if debug_enabled():
-            import traceback
-
-            traceback.print_exc()
-        err = OperationalError(f"internal error: {exc.__class__.__name__}: {exc}", code="internal",
-                               details={"hint": "set OPENALICE_DEBUG=1 for a traceback"})
-        output.emit_error(err, json_mode=json_mode, prog="alice-schedule")
-        return 1
+    return _run_scan(json_mode=json_mode, dry_run=dry_run, now_text=now_text, capacity=capacity)

@@ -12,7 +12,14 @@ from datetime import datetime, timezone
 
 from .errors import InvalidInput
 
-__all__ = ["now", "parse_instant", "to_iso", "to_ms", "from_ms"]
+__all__ = ["EARLIEST_CLOCK", "LATEST_CLOCK", "now", "parse_instant", "parse_clock", "to_iso",
+           "to_ms", "from_ms"]
+
+#: The range a clock (``--now``, ``ALICE_NOW``) may be set to.  Schedules add up to
+#: ten years (``every``) or search years ahead (cron) from the clock, and
+#: ``datetime`` ends at 9999: a clock at 9999-12-31 would overflow there.
+EARLIEST_CLOCK = datetime(1970, 1, 1, tzinfo=timezone.utc)
+LATEST_CLOCK = datetime(9000, 1, 1, tzinfo=timezone.utc)
 
 
 def parse_instant(text: str, *, field: str | None = None, file: object = None) -> datetime:
@@ -28,14 +35,29 @@ def parse_instant(text: str, *, field: str | None = None, file: object = None) -
     if value.tzinfo is None or value.utcoffset() is None:
         raise InvalidInput(f"instant needs an offset such as Z or +01:00: {text!r}", field=field,
                            file=file, code="bad_instant")
-    return value.astimezone(timezone.utc)
+    try:
+        return value.astimezone(timezone.utc)
+    except OverflowError:
+        raise InvalidInput(f"instant out of range: {text!r}", field=field, file=file,
+                           code="bad_instant") from None
+
+
+def parse_clock(text: str, *, field: str) -> datetime:
+    """An instant to set the clock to (``--now``, ``ALICE_NOW``): as
+    :func:`parse_instant`, and within [``EARLIEST_CLOCK``, ``LATEST_CLOCK``)."""
+    value = parse_instant(text, field=field)
+    if not EARLIEST_CLOCK <= value < LATEST_CLOCK:
+        raise InvalidInput(f"{text.strip()!r} is outside the supported clock range "
+                           f"({to_iso(EARLIEST_CLOCK)} up to {to_iso(LATEST_CLOCK)})", field=field,
+                           code="bad_instant")
+    return value
 
 
 def now() -> datetime:
     """The current instant (aware, UTC), or ``ALICE_NOW`` when set."""
     frozen = os.environ.get("ALICE_NOW")
     if frozen:
-        return parse_instant(frozen, field="ALICE_NOW")
+        return parse_clock(frozen, field="ALICE_NOW")
     return datetime.now(timezone.utc)
 
 

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import errno
 import json
+from glob import escape as glob_escape
 import os
+import stat
 import tempfile
 import time
 from contextlib import contextmanager
@@ -24,13 +26,14 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from . import locks
-from .errors import InvalidInput, NotFound, OperationalError
+from .errors import AliceError, InvalidInput, NotFound, OperationalError
 
 __all__ = [
     "TEMP_PREFIX", "ensure_dir", "atomic_write_bytes", "atomic_write_text",
     "atomic_write_json", "dump_json", "read_bytes", "read_text", "read_json",
     "locked_update_json", "locked_file", "sweep_temp_files", "fsync_dir",
-    "create_exclusive", "remove_file",
+    "create_exclusive", "remove_file", "move_file", "remove_empty_dir", "ensure_private_dir",
+    "open_state_file", "set_aside", "explain_os_error",
 ]
 
 TEMP_PREFIX = ".tmp-"
@@ -62,6 +65,69 @@ def fsync_dir(directory: os.PathLike | str) -> None:
         os.close(fd)
 
 
+def _blocking_ancestor(path: str) -> str | None:
+    """The nearest existing path on the way to ``path`` that is not a directory."""
+    current = os.path.abspath(path)
+    while True:
+        try:
+            st = os.stat(current)
+        except (FileNotFoundError, NotADirectoryError):
+            pass
+        except OSError:
+            return None
+        else:
+            return None if stat.S_ISDIR(st.st_mode) else current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
+def _home_field(path: str) -> str | None:
+    from . import homes
+
+    for var, home in (("OPENALICE_HOME", homes.openalice_home()),
+                      ("HARNESS_HOME", homes.harness_home())):
+        if os.path.abspath(path) == home:
+            return var
+    return None
+
+
+def explain_os_error(exc: OSError, path: os.PathLike | str | None = None) -> AliceError | None:
+    """A handled error (naming the file) for an operating-system error on a
+    state path, or None when it names no file.
+
+    A directory where a file belongs, a file where a directory belongs (an
+    ``OPENALICE_HOME`` that is a file, too) and a symlink where a state file
+    belongs are bad input (exit 2); anything else is an operational failure
+    (exit 1) with the system's reason."""
+    name = path if path is not None else exc.filename
+    if name is None:
+        return None
+    name = os.fspath(name)
+    if isinstance(name, bytes):
+        name = os.fsdecode(name)
+    code = exc.errno
+    if code == errno.ENOTDIR:
+        blocker = _blocking_ancestor(name) or name
+        field = _home_field(blocker)
+        where = f" (needed for {name})" if blocker != name else ""
+        if field:
+            return InvalidInput(f"{field} must be a directory, but {blocker} is a file", field=field,
+                                file=blocker, code="not_a_directory")
+        return InvalidInput(f"is not a directory{where}", file=blocker, code="not_a_directory")
+    if code == errno.EISDIR:
+        return InvalidInput("is a directory, not a file", file=name, code="not_regular_file")
+    if code == errno.ELOOP:
+        return InvalidInput("is a symbolic link; state files are never followed through links",
+                            file=name, code="symlink_refused")
+    if code == errno.ENAMETOOLONG:
+        return InvalidInput("path is too long", file=name, code="bad_path")
+    if code in (errno.EACCES, errno.EPERM):
+        return OperationalError("permission denied", file=name, code="permission_denied")
+    return OperationalError(f"cannot access: {exc.strerror or exc}", file=name)
+
+
 def ensure_dir(path: os.PathLike | str, mode: int = 0o700) -> Path:
     """Create ``path`` (and every missing parent) with ``mode`` if missing; return it."""
     from .dirs import make_dirs
@@ -72,7 +138,51 @@ def ensure_dir(path: os.PathLike | str, mode: int = 0o700) -> Path:
     except FileExistsError:
         raise InvalidInput("exists and is not a directory", file=p, code="not_a_directory") from None
     except OSError as exc:
+        if exc.errno == errno.ENOTDIR:
+            raise explain_os_error(exc, p) from None
         raise OperationalError(f"cannot create directory: {exc.strerror}", file=p) from exc
+    return p
+
+
+_STATE_FLAGS = os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+
+
+def open_state_file(path: os.PathLike | str, flags: int = os.O_RDONLY, mode: int = 0o600, *,
+                    follow_symlinks: bool = False) -> int:
+    """A descriptor on the regular file ``path``, never through a symlink in
+    its last component (``O_NOFOLLOW``), never blocking on a FIFO
+    (``O_NONBLOCK``, which does nothing to a regular file), and checked with
+    ``fstat``.  FileNotFoundError propagates (the caller decides what
+    missing means); a symlink, directory, device or FIFO, or a file where a
+    directory belongs, is InvalidInput naming the file."""
+    extra = _STATE_FLAGS if not follow_symlinks else os.O_CLOEXEC | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags | extra, mode)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise explain_os_error(exc, path) from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
+            raise InvalidInput(f"is {kind}, not a file", file=path, code="not_regular_file")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def ensure_private_dir(path: os.PathLike | str) -> Path:
+    """A directory only its owner may enter: created 0700, or tightened to 0700
+    when it exists with group or other bits (it holds secrets)."""
+    p = ensure_dir(path, 0o700)
+    try:
+        st = os.stat(p)
+        if st.st_mode & 0o077:
+            os.chmod(p, 0o700)
+    except OSError as exc:
+        raise OperationalError(f"cannot make the directory private: {exc.strerror}", file=p) from exc
     return p
 
 
@@ -181,32 +291,75 @@ def remove_file(path: os.PathLike | str) -> bool:
     return True
 
 
-def read_bytes(path: os.PathLike | str, *, max_bytes: int | None = None,
-               missing: Any = _MISSING) -> bytes | Any:
-    """Read a regular file; ``max_bytes`` refuses larger files before reading."""
+def move_file(source: os.PathLike | str, target: os.PathLike | str) -> None:
+    """Rename ``source`` over ``target`` atomically (same filesystem), durably."""
     try:
-        with open(path, "rb") as fh:
+        os.replace(source, target)
+    except OSError as exc:
+        raise OperationalError(f"cannot move {source}: {exc.strerror}", file=target) from exc
+    fsync_dir(Path(target).parent)
+    if Path(source).parent != Path(target).parent:
+        fsync_dir(Path(source).parent)
+
+
+def remove_empty_dir(path: os.PathLike | str) -> bool:
+    """Remove ``path`` if it is an empty directory (never a symlink); False otherwise."""
+    try:
+        if os.path.islink(path):
+            return False
+        os.rmdir(path)
+    except OSError:
+        return False
+    fsync_dir(Path(path).parent)
+    return True
+
+
+def set_aside(path: os.PathLike | str, tag: str) -> Path:
+    """Rename a bad state file (or directory, or link) out of the way to
+    ``<name>.<tag>`` (``.<tag>-2``... if taken), durably, so it is kept for a
+    person to look at and a fresh file can take its place.  Returns the new name."""
+    source = Path(path)
+    target = source.with_name(f"{source.name}.{tag}")
+    n = 2
+    while os.path.lexists(target):
+        target = source.with_name(f"{source.name}.{tag}-{n}")
+        n += 1
+    try:
+        os.rename(source, target)
+    except OSError as exc:
+        raise explain_os_error(exc, source) from None
+    fsync_dir(source.parent)
+    return target
+
+
+def read_bytes(path: os.PathLike | str, *, max_bytes: int | None = None,
+               missing: Any = _MISSING, follow_symlinks: bool = False) -> bytes | Any:
+    """Read a regular file; ``max_bytes`` refuses larger files before reading.
+
+    State files are read through :func:`open_state_file`: a symlink is
+    refused, not followed.  Files a person names (``--body-file``, a catalog,
+    presets) pass ``follow_symlinks=True``."""
+    try:
+        fd = open_state_file(path, follow_symlinks=follow_symlinks)
+    except FileNotFoundError:
+        if missing is not _MISSING:
+            return missing
+        raise NotFound("no such file", file=path) from None
+    try:
+        with open(fd, "rb", closefd=True) as fh:
             if max_bytes is not None:
                 size = os.fstat(fh.fileno()).st_size
                 if size > max_bytes:
                     raise InvalidInput(f"file too large ({size} bytes; limit {max_bytes})",
                                        file=path, code="too_large")
             return fh.read()
-    except FileNotFoundError:
-        if missing is not _MISSING:
-            return missing
-        raise NotFound("no such file", file=path) from None
-    except IsADirectoryError:
-        raise InvalidInput("is a directory, not a file", file=path, code="not_regular_file") from None
-    except PermissionError:
-        raise OperationalError("permission denied", file=path, code="permission_denied") from None
     except OSError as exc:
         raise OperationalError(f"cannot read: {exc.strerror}", file=path) from exc
 
 
 def read_text(path: os.PathLike | str, *, max_bytes: int | None = None,
-              missing: Any = _MISSING) -> str | Any:
-    data = read_bytes(path, max_bytes=max_bytes, missing=missing)
+              missing: Any = _MISSING, follow_symlinks: bool = False) -> str | Any:
+    data = read_bytes(path, max_bytes=max_bytes, missing=missing, follow_symlinks=follow_symlinks)
     if missing is not _MISSING and data is missing:
         return missing
     try:
@@ -216,10 +369,10 @@ def read_text(path: os.PathLike | str, *, max_bytes: int | None = None,
 
 
 def read_json(path: os.PathLike | str, *, missing: Any = _MISSING,
-              max_bytes: int | None = 64 * 1024 * 1024) -> Any:
+              max_bytes: int | None = 64 * 1024 * 1024, follow_symlinks: bool = False) -> Any:
     """Strict JSON read.  A malformed file is an error naming the file and the
     reason (line and column); it is never treated as empty."""
-    data = read_bytes(path, max_bytes=max_bytes, missing=missing)
+    data = read_bytes(path, max_bytes=max_bytes, missing=missing, follow_symlinks=follow_symlinks)
     if missing is not _MISSING and data is missing:
         return missing
     try:
@@ -271,16 +424,20 @@ def locked_update_json(path: os.PathLike | str, update: Callable[[Any], Any], *,
 
 
 def sweep_temp_files(directory: os.PathLike | str, *, older_than: float = 3600.0,
-                     now: float | None = None, recursive: bool = False) -> list[Path]:
+                     now: float | None = None, recursive: bool = False,
+                     target: str | None = None) -> list[Path]:
     """Remove ``.tmp-*`` files left by writers that died mid-write.
 
     Only files older than ``older_than`` seconds go, so a write in flight (which
-    lasts milliseconds) is never disturbed.
+    lasts milliseconds) is never disturbed.  ``target`` limits the sweep to the
+    temp files of that one file name (a caller that holds the file's lock may
+    pass ``older_than=0``).
     """
     root = Path(directory)
     current = time.time() if now is None else now
     removed: list[Path] = []
-    pattern = f"**/{TEMP_PREFIX}*" if recursive else f"{TEMP_PREFIX}*"
+    name = f"{TEMP_PREFIX}{glob_escape(target)}.*" if target is not None else f"{TEMP_PREFIX}*"
+    pattern = f"**/{name}" if recursive else name
     try:
         candidates = list(root.glob(pattern))
     except OSError:

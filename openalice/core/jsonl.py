@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from . import fs, locks
-from .errors import OperationalError
+from .errors import AliceError, OperationalError
 
 __all__ = ["Line", "JsonlFile", "Journal", "BLOCK_SIZE"]
 
@@ -74,10 +75,15 @@ class JsonlFile:
 
     def _open_for_append(self) -> int:
         fs.ensure_dir(self.path.parent)
+        return fs.open_state_file(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+
+    def _open_for_read(self):
+        """The file for reading (never through a symlink); None when missing."""
         try:
-            return os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
-        except OSError as exc:
-            raise OperationalError(f"cannot open for append: {exc.strerror}", file=self.path) from exc
+            fd = fs.open_state_file(self.path)
+        except FileNotFoundError:
+            return None
+        return open(fd, "rb", closefd=True)
 
     def repair_tail(self) -> int:
         """Under the lock, cut a torn last line; return how many bytes moved."""
@@ -99,10 +105,13 @@ class JsonlFile:
         keep = _last_newline_end(fd, size)
         fragment = os.pread(fd, size - keep, keep)
         try:
-            with open(f"{self.path}.torn", "ab") as torn:
-                torn.write(fragment + b"\n")
-        except OSError:
-            pass  # forensics only; the repair itself must still happen
+            torn = fs.open_state_file(f"{self.path}.torn", os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+            try:
+                _write_all(torn, fragment + b"\n", self.path)
+            finally:
+                os.close(torn)
+        except (OSError, AliceError):
+            pass  # forensics only (and never through a symlink); the repair itself must still happen
         os.ftruncate(fd, keep)
         if self.durable:
             os.fsync(fd)
@@ -120,15 +129,21 @@ class JsonlFile:
 
     def size(self) -> int:
         try:
-            return self.path.stat().st_size
+            st = os.lstat(self.path)
         except FileNotFoundError:
             return 0
+        except OSError as exc:
+            raise fs.explain_os_error(exc, self.path) from None
+        if not stat.S_ISREG(st.st_mode):  # a symlink or a directory: the readers say which
+            fh = self._open_for_read()
+            if fh is not None:
+                fh.close()
+        return st.st_size
 
     def iter_backward(self, *, end: int | None = None) -> Iterator[Line]:
         """Records newest-first, starting before byte ``end`` (default EOF)."""
-        try:
-            fh = open(self.path, "rb")
-        except FileNotFoundError:
+        fh = self._open_for_read()
+        if fh is None:
             return
         with fh:
             size = os.fstat(fh.fileno()).st_size if end is None else end
@@ -139,9 +154,8 @@ class JsonlFile:
 
     def iter_forward(self, *, start: int = 0) -> Iterator[Line]:
         """Records oldest-first from byte ``start`` (which must be a line start)."""
-        try:
-            fh = open(self.path, "rb")
-        except FileNotFoundError:
+        fh = self._open_for_read()
+        if fh is None:
             return
         with fh:
             fh.seek(start)
@@ -188,9 +202,8 @@ class JsonlFile:
         before L with a key (``key`` returns None for records it does not rank)
         has ``key < target`` (``<=`` when ``inclusive``).  Reading forward from L
         finds the first record at or past ``target``.  O(log size) probes."""
-        try:
-            fh = open(self.path, "rb")
-        except FileNotFoundError:
+        fh = self._open_for_read()
+        if fh is None:
             return 0
         with fh:
             lo, hi = 0, os.fstat(fh.fileno()).st_size

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Iterator
 
 from . import flock
-from .errors import Busy, OperationalError
+from .errors import Busy
 
 __all__ = ["Lock", "acquire", "locked", "lock_path_for"]
 
@@ -116,7 +116,9 @@ def _flock(key: str, blocking: bool, deadline: float | None) -> int:
     try:
         fd = flock.open_lock_file(key)
     except OSError as exc:
-        raise OperationalError(f"cannot open lock file: {exc.strerror}", file=key) from exc
+        from .fs import explain_os_error  # fs builds on this module
+
+        raise explain_os_error(exc, key) from None
     try:
         if blocking and deadline is None:
             flock.lock(fd)

@@ -22,7 +22,10 @@ from typing import Any, Callable, TextIO
 from .errors import AliceError
 
 __all__ = ["to_json", "emit", "emit_error", "warn", "use_color", "style", "table", "printable",
-           "yes_no"]
+           "yes_no", "EXIT_CODES", "json_document"]
+
+#: The default ``error.code`` of a non-zero exit whose verb names none.
+EXIT_CODES = {1: "failed", 2: "invalid", 3: "unavailable", 4: "forbidden"}
 
 
 def to_json(data: Any) -> str:
@@ -60,6 +63,29 @@ def emit(data: Any, *, json_mode: bool, human: Callable[[Any], str] | str | None
     if text:
         text = printable(text)
         out.write(text if text.endswith("\n") else text + "\n")
+
+
+def json_document(result: Any, exit_code: int, *, code: str | None = None,
+                  message: str | None = None) -> Any:
+    """The one ``--json`` rule: what a verb prints for ``result`` (None: it
+    has no result document) when it exits with ``exit_code``.
+
+    Exit 0 prints the result as it is.  Any other exit (1-4) carries an
+    ``"error"`` member shaped like the envelope's (``code``, ``message``,
+    ``exit``): a result document (``validate``, ``health``...) keeps its
+    shape and gains ``"error"``; without a result the envelope alone is
+    printed.  A result that already has an ``"error"`` keeps it."""
+    if exit_code == 0:
+        return result
+    error = {"code": code or EXIT_CODES.get(exit_code, "failed"),
+             "message": message or f"exited {exit_code}: see the result", "exit": exit_code}
+    if result is None:
+        return {"error": error}
+    if isinstance(result, dict):
+        if isinstance(result.get("error"), dict):
+            return result
+        return {**result, "error": error}
+    return {"error": {**error, "details": {"result": result}}}
 
 
 def emit_error(err: AliceError, *, json_mode: bool, prog: str,

@@ -23,8 +23,12 @@ from .errors import InvalidInput, UsageError
 
 __all__ = [
     "NAME_RE", "validate_name", "quote_value", "set_env_var", "unset_env_var",
-    "env_file_keys", "load_env_file", "read_secret", "looks_secret",
+    "env_file_keys", "load_env_file", "read_secret", "check_secret", "looks_secret",
+    "MAX_SECRET_BYTES",
 ]
+
+#: The largest secret accepted (an API key is ~100 bytes; an OAuth token a few KiB).
+MAX_SECRET_BYTES = 64 * 1024
 
 NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _LINE_RE = re.compile(r"(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)\Z")
@@ -137,24 +141,67 @@ def load_env_file(path: os.PathLike | str) -> dict[str, str]:
     return values
 
 
+def check_secret(value: object, *, field: str = "value") -> str:
+    """The one check of a secret value before anything is written: a string,
+    not blank, at most :data:`MAX_SECRET_BYTES` of UTF-8, no NUL or newline."""
+    if not isinstance(value, str) or value == "":
+        raise InvalidInput("empty secret", field=field, code="empty_secret")
+    if not value.strip():
+        raise InvalidInput("the secret is only whitespace", field=field, code="empty_secret")
+    try:
+        size = len(value.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise InvalidInput("the secret is not valid UTF-8 text", field=field,
+                           code="bad_secret") from None
+    if size > MAX_SECRET_BYTES:
+        raise InvalidInput(f"the secret is too large ({size} bytes; at most {MAX_SECRET_BYTES})",
+                           field=field, code="too_large")
+    quote_value(value)  # NUL / newline
+    return value
+
+
 def read_secret(source: str | None, *, prompt: str = "Secret: ", stdin: TextIO | None = None) -> str:
-    """Read a secret the safe way: ``-`` (or a non-terminal stdin) reads all of
-    stdin and strips exactly one trailing newline; a terminal gets a hidden
-    prompt.  Never from argv."""
+    """Read a secret the safe way: ``-`` (or a non-terminal stdin) reads stdin
+    (bytes, strictly UTF-8, at most :data:`MAX_SECRET_BYTES`) and strips
+    exactly one trailing newline; a terminal gets a hidden prompt, where
+    Ctrl-D is "no secret".  Never from argv.  The value passes
+    :func:`check_secret` before it is returned."""
     stream = stdin or sys.stdin
     if source not in (None, "-"):
         raise UsageError("secrets are never taken from the command line; pass '-' and pipe "
                          "the value on stdin, or answer the hidden prompt", code="secret_in_argv")
+    if stream is None:
+        raise InvalidInput("no standard input to read the secret from", field="stdin",
+                           code="empty_secret")
     isatty = getattr(stream, "isatty", lambda: False)
     if source == "-" or not isatty():
-        value = stream.read()
+        value = _read_stream(stream)
         if value.endswith("\r\n"):
             value = value[:-2]
         elif value.endswith("\n"):
             value = value[:-1]
+        field = "stdin"
     else:
-        value = getpass.getpass(prompt)
-    if value == "":
-        raise InvalidInput("empty secret", field="value", code="empty_secret")
-    quote_value(value)  # NUL / newline refused before anything is written
-    return value
+        try:
+            value = getpass.getpass(prompt)
+        except EOFError:
+            raise InvalidInput("no secret given (the prompt got end of input, Ctrl-D)",
+                               field="prompt", code="empty_secret") from None
+        field = "prompt"
+    return check_secret(value, field=field)
+
+
+def _read_stream(stream: TextIO) -> str:
+    limit = MAX_SECRET_BYTES + 2  # room for the one newline that is stripped
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None:  # a text stream without bytes underneath (tests, embedding)
+        return stream.read(limit + 1)
+    data = buffer.read(limit + 1)
+    if len(data) > limit:
+        raise InvalidInput(f"the secret is too large (more than {MAX_SECRET_BYTES} bytes)",
+                           field="stdin", code="too_large")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(f"the secret on stdin is not UTF-8 text (byte {exc.start})",
+                           field="stdin", code="bad_secret") from None

@@ -185,9 +185,7 @@ def add(slug: str, *, vendor: str, secret: str, auth_type: str = "api-key", base
                            code="unknown_vendor")
     if auth_type not in AUTH_TYPES:
         raise InvalidInput(f"--auth must be one of {', '.join(AUTH_TYPES)}", field="auth", code="bad_auth")
-    if not isinstance(secret, str) or not secret:
-        raise InvalidInput("empty secret", field="value", code="empty_secret")
-    secrets.quote_value(secret)
+    secrets.check_secret(secret)
     wires = wires_mod.parse_wire_specs(vendor, base_url, wire_specs)
     record: dict[str, Any] = {"slug": slug, "vendor": vendor, "authType": auth_type, "wires": wires}
     if label is not None:

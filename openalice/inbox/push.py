@@ -27,7 +27,7 @@ from datetime import datetime
 from typing import Callable, Mapping
 
 from openalice.core import clock
-from openalice.core.errors import Forbidden, InvalidInput
+from openalice.core.errors import InvalidInput
 
 from . import files as inbox_files
 from .references import References, parse
@@ -69,15 +69,13 @@ def check_body(body: str, *, field: str = "--body") -> str:
 
 def target_workspace(spec: str | None = None, *, env: Mapping[str, str] | None = None,
                      cwd: os.PathLike | str | None = None):
-    """The workspace to publish to, confined to the run's own inside a run."""
+    """The workspace to publish to, confined to the run's own inside a run
+    (:func:`openalice.workspaces.authorize_write`)."""
     from openalice import workspaces
 
     env = os.environ if env is None else env
-    run = workspaces.run_environment(env)
     ws = workspaces.resolve(spec, cwd=cwd, env=env)
-    if run is not None and ws.id != run.workspace_id:
-        raise Forbidden(f"a run of workspace '{run.workspace_id}' may only publish to its own "
-                        f"workspace, not '{ws.id}'", field="--workspace", code="cross_workspace")
+    workspaces.authorize_write(workspaces.Caller.of_process(env=env, cwd=cwd), ws)
     return ws
 
 

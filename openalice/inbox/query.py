@@ -10,10 +10,12 @@ entries they skip.
 
 from __future__ import annotations
 
+from openalice.core.errors import NotFound
+
 from . import files as inbox_files
 from . import readstate
 from .references import parse
-from .store import Entry, InboxStore
+from .store import Entry, InboxStore, is_entry_id
 
 __all__ = ["LIMIT_DEFAULT", "LIMIT_MAX", "entry_view", "list_entries", "describe",
            "entry_files", "referenced_path", "open_referenced", "delete"]
@@ -45,7 +47,11 @@ def list_entries(store: InboxStore, *, workspace_id: str | None = None, unread: 
     end = None
     if before is not None:
         anchor = store.find(before)
-        if anchor is None:
+        if anchor is None and not is_entry_id(before):
+            # not an id at all, and no (imported) entry has it: a typo, not an empty page
+            raise NotFound(f"no inbox entry {before!r}: --before takes an entry id such as "
+                           "inbox-1764493200000-0000000a", field="before", code="unknown_entry")
+        if anchor is None:  # a well-formed id that is gone: nothing older to page to
             return {"entries": [], "hasMore": False, "problems": store.problems}
         end = anchor.offset
     out: list[dict] = []

@@ -3,8 +3,11 @@
 Entries are never rewritten to mark them read.  Every change is a locked
 read-modify-write of this sidecar (``core.fs.locked_update_json``: atomic
 replace under the file's lock), so concurrent ``read``/``mark-all-read`` never
-lose each other's marks.  A missing sidecar means nothing is read; a corrupt
-one is an error naming the file (never silently treated as empty).
+lose each other's marks.  A missing sidecar means nothing is read.  A corrupt
+one never locks the Inbox: readers (``list``, ``count``, ``show``) treat every
+entry as unread and report the file as a problem; ``read``/``unread`` refuse
+(exit 2) rather than write over it; ``mark-all-read`` keeps the bad file aside
+(``read-state.json.corrupt-<UTC stamp>``) and writes a new one.
 
 The unread count is *computed*, never stored: entries (valid, present in the
 file) whose id is not in the read set.  It costs one pass over the entries
@@ -47,12 +50,27 @@ def _check(data: object, store: InboxStore) -> dict:
     return data
 
 
-def load(store: InboxStore) -> dict[str, int]:
-    """``{id: readAtMs}`` (empty when the sidecar does not exist yet)."""
+def _load_strict(store: InboxStore) -> dict[str, int]:
     data = fs.read_json(store.read_state_path, missing=None)
     if data is None:
         return {}
     return _check(data, store)["read"]
+
+
+def load(store: InboxStore) -> dict[str, int]:
+    """``{id: readAtMs}`` (empty when the sidecar does not exist yet).  A corrupt
+    sidecar reads as empty (everything unread) and is reported through
+    ``store.problems``."""
+    try:
+        return _load_strict(store)
+    except InvalidInput as exc:
+        store.read_state_problem = (f"{exc.message}; every entry counts as unread until "
+                                    "'mark-all-read' sets the file aside and starts a new one")
+        return {}
+
+
+_RECOVER_HINT = ("'alice-inbox mark-all-read' keeps the bad file aside and starts a new one "
+                 "(or repair the file by hand)")
 
 
 def _update(store: InboxStore, change: Callable[[dict], None]) -> dict:
@@ -61,7 +79,13 @@ def _update(store: InboxStore, change: Callable[[dict], None]) -> dict:
         change(data["read"])
         return data
 
-    return fs.locked_update_json(store.read_state_path, apply, default=_empty)
+    try:
+        return fs.locked_update_json(store.read_state_path, apply, default=_empty)
+    except InvalidInput as exc:
+        if exc.file != str(store.read_state_path):
+            raise
+        raise InvalidInput(exc.message, file=exc.file, field=exc.field, code=exc.code,
+                           details={**exc.details, "hint": _RECOVER_HINT}) from None
 
 
 def mark_read(store: InboxStore, entry_id: str, *, now_ms: int) -> int:
@@ -88,10 +112,15 @@ def mark_unread(store: InboxStore, entry_id: str) -> bool:
 
 
 def forget(store: InboxStore, entry_id: str) -> None:
-    """Drop a read mark whatever the entry's state (used by delete)."""
+    """Drop a read mark whatever the entry's state (used by delete, after the
+    entry is gone).  A corrupt sidecar is left alone: a mark for an id that
+    no longer exists is harmless, and the delete itself already happened."""
     if not store.read_state_path.exists():
         return
-    _update(store, lambda read: read.pop(entry_id, None))
+    try:
+        _update(store, lambda read: read.pop(entry_id, None))
+    except InvalidInput:
+        store.read_state_problem = "read state is corrupt; the deleted entry's mark was not removed"
 
 
 def counts(store: InboxStore, read: dict[str, int] | None = None, *,
@@ -137,5 +166,20 @@ def mark_all_read(store: InboxStore, *, now_ms: int, workspace_id: str | None = 
             read[entry.id] = now_ms
             marked[0] += 1
 
-    written = _update(store, change)
-    return {"marked": marked[0], **counts(store, written["read"], workspace_id=workspace_id)}
+    aside = None
+    with fs.locked_file(store.read_state_path):  # re-entrant: _update takes it again
+        try:
+            _load_strict(store)
+        except InvalidInput:
+            aside = fs.set_aside(store.read_state_path, f"corrupt-{_stamp(now_ms)}")
+        written = _update(store, change)
+    out = {"marked": marked[0], **counts(store, written["read"], workspace_id=workspace_id)}
+    if aside is not None:
+        out["setAside"] = str(aside)
+    return out
+
+
+def _stamp(now_ms: int) -> str:
+    from openalice.core import clock
+
+    return clock.to_iso(clock.from_ms(now_ms - now_ms % 1000)).replace("-", "").replace(":", "")

@@ -129,6 +129,7 @@ class InboxStore:
         self.read_state_path = self.directory / READ_STATE_FILE
         self.file = jsonl.JsonlFile(self.entries_path)
         self._bad: dict[int, str] = {}
+        self.read_state_problem: str | None = None  # set by readstate.load on a corrupt sidecar
 
     # -- problems ------------------------------------------------------------
 
@@ -139,8 +140,12 @@ class InboxStore:
     def problems(self) -> list[dict]:
         found = {p["offset"]: p["reason"] for p in self.file.problems}
         found.update(self._bad)
-        return [{"file": str(self.entries_path), "offset": o, "reason": r}
-                for o, r in sorted(found.items())]
+        out = [{"file": str(self.entries_path), "offset": o, "reason": r}
+               for o, r in sorted(found.items())]
+        if self.read_state_problem is not None:
+            out.append({"file": str(self.read_state_path), "offset": 0,
+                        "reason": self.read_state_problem})
+        return out
 
     def _valid(self, line: jsonl.Line) -> Entry | None:
         reason = entry_problem(line.record)

@@ -9,10 +9,10 @@ The API other parts use (docs/issues.md; the scheduler's side of
 * :func:`claim_new_then_resume`, :func:`mark_done` — the scheduler's rewrites;
 * :func:`schedule_problem` (issue or when, now) — why a schedule can never fire;
 * :func:`create`, :func:`update`, :func:`add_comment`, :func:`list_comments`;
-* :func:`authorize` — the cross-workspace rule.
 
 Only the declaration and reader are imported here (the scan must be cheap);
-the rest load on first use.
+the rest load on first use.  Who may write which workspace's issues is
+:func:`openalice.workspaces.authorize_write` (scope ``issues``).
 """
 
 from __future__ import annotations
@@ -28,14 +28,13 @@ __all__ = [
     "FieldError", "InvalidIssue", "Issue", "IssueSet", "declare", "what_of",
     "issues_dir", "issue_path", "find_issue_file", "read_issues", "load_issue",
     "schedule_problem", "schedule_summary", "create", "update", "claim_new_then_resume",
-    "mark_done", "add_comment", "list_comments", "authorize",
+    "mark_done", "add_comment", "list_comments",
 ]
 
 _LAZY = {
     "schedule_problem": "schedule", "schedule_summary": "schedule",
     "create": "store", "update": "store", "claim_new_then_resume": "store", "mark_done": "store",
     "add_comment": "comments", "list_comments": "comments",
-    "authorize": "guard",
 }
 
 

@@ -93,8 +93,8 @@ def read_cursor(workspace_id: str, issue_id: str) -> dict | None:
     path = cursor_path(workspace_id, issue_id)
     try:
         data = fs.read_json(path, missing=None, max_bytes=64 * 1024)
-    except InvalidInput as exc:
-        raise InvalidInput(exc.message, file=path, code="bad_cursor") from None
+    except InvalidInput as exc:  # keep the file it names (a directory in the way, say)
+        raise InvalidInput(exc.message, file=exc.file or path, code="bad_cursor") from None
     return None if data is None else _check(data, path)
 
 
@@ -111,8 +111,8 @@ def cursor_issue_ids(workspace_id: str) -> list[str]:
     """Issue ids that have a cursor in this workspace."""
     try:
         entries = os.scandir(cursors_dir() / _safe(workspace_id))
-    except FileNotFoundError:
-        return []
+    except (FileNotFoundError, NotADirectoryError):
+        return []  # none (a file in the way is reported by read_cursor, per issue)
     with entries:
         names = [(e.path, e.name[:-5]) for e in entries
                  if e.name.endswith(".json") and not e.name.startswith(".")]

@@ -113,7 +113,12 @@ def parse_now(text: str | None):
             return None
         if value.tzinfo is None or value.utcoffset() is None:
             return None
-        value = value.astimezone(timezone.utc)
+        try:
+            value = value.astimezone(timezone.utc)
+        except OverflowError:
+            return None
+        if not 1970 <= value.year < 9000:  # clock.EARLIEST_CLOCK/LATEST_CLOCK judge and explain
+            return None
     return value.replace(microsecond=value.microsecond - value.microsecond % 1000)
 
 

@@ -99,9 +99,11 @@ def view(ws_id: str, record: dict) -> dict:
         "entryPort": (record.get("capability") or {}).get("entryPort"),
         "pid": record.get("pid") if live else None,
         "supervisorPid": (record.get("supervisor") or {}).get("pid") if live else None,
-        "error": record.get("error"),
-        "errorCode": record.get("errorCode"),
-        "exit": record.get("exit"),
+        # "last": what the generation ended with; a top-level "error" would read as
+        # "this command failed" (docs/conventions.md, the --json rule)
+        "lastError": record.get("error"),
+        "lastErrorCode": record.get("errorCode"),
+        "lastExit": record.get("exit"),
         "startedAt": record.get("startedAt"),
         "readyAt": record.get("readyAt") if phase == "ready" else None,
         "stoppedAt": record.get("stoppedAt"),

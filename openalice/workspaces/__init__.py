@@ -1,4 +1,5 @@
-"""Workspaces: the registry of agent workspaces and how a command finds its own.
+"""Workspaces: the registry of agent workspaces, how a command finds its own,
+and the one rule of who may write which workspace (:mod:`.access`).
 
 Registry ``$OPENALICE_HOME/workspaces.json``::
 
@@ -12,8 +13,10 @@ from .registry import (  # noqa: F401
     INIT_PROJECTORS, TEMPLATES, Workspace, RunEnvironment, alice_dir, find, get, id_base, init,
     list_workspaces, registry_path, remove, resolve, run_environment,
 )
+from .access import Access, Caller, authorize_write  # noqa: F401
 
 __all__ = [
     "INIT_PROJECTORS", "TEMPLATES", "Workspace", "RunEnvironment", "alice_dir", "find", "get",
     "id_base", "init", "list_workspaces", "registry_path", "remove", "resolve", "run_environment",
+    "Caller", "Access", "authorize_write",
 ]

@@ -18,8 +18,9 @@ REGISTRY_VERSION = 1
 
 # The seam where later capabilities project guidance, skills and stickers into a
 # new workspace: each entry is "module:function", called as fn(workspace, created)
-# after the workspace is registered.  Failures are reported, never fatal to init.
-INIT_PROJECTORS: list[str] = []
+# after the workspace is registered; it may return notes for the person.
+# Failures are reported as notes, never fatal to init.
+INIT_PROJECTORS: list[str] = ["openalice.harness.upgrade:project_new_workspace"]
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,12 @@ def _parse_registry(data: object, path: Path) -> list[Workspace]:
                                code="malformed_registry") from None
         if not all(isinstance(v, str) for v in asdict(ws).values()):
             raise InvalidInput("entry fields must be strings", file=path, field=f"workspaces/{i}",
+                               code="malformed_registry")
+        first = next((j for j, seen in enumerate(out) if seen.id == ws.id), None)
+        if first is not None:  # which one would `--workspace ID` mean?
+            raise InvalidInput(f"duplicate workspace id {ws.id!r}: entries workspaces/{first} "
+                               f"({out[first].path}) and workspaces/{i} ({ws.path}); give one of "
+                               "them another id", file=path, field=f"workspaces/{i}/id",
                                code="malformed_registry")
         out.append(ws)
     return out
@@ -160,12 +167,13 @@ def resolve(spec: str | None = None, *, cwd: os.PathLike | str | None = None,
 
 
 def init(path: os.PathLike | str = ".", *, template: str = "blank", label: str | None = None,
-         now: datetime) -> tuple[Workspace, bool]:
+         now: datetime, notes: list[str] | None = None) -> tuple[Workspace, bool]:
     """Create (or adopt) a workspace at ``path`` and register it.
 
     Idempotent: an already registered workspace is returned unchanged with
     ``created=False``.  A path nested in another registered workspace, or one
-    that contains a registered workspace, is refused.
+    that contains a registered workspace, is refused.  What the projectors
+    report (a file left alone, a projector that failed) is appended to ``notes``.
     """
     if template not in TEMPLATES:
         raise InvalidInput(f"unknown template {template!r} (choose {', '.join(TEMPLATES)})",
@@ -207,7 +215,9 @@ def init(path: os.PathLike | str = ".", *, template: str = "blank", label: str |
     except _AlreadyRegistered as already:
         return already.workspace, False
     ws = created[-1]
-    _run_projectors(ws)
+    reported = _run_projectors(ws)
+    if notes is not None:
+        notes.extend(reported)
     return ws, True
 
 
@@ -216,6 +226,11 @@ def init(path: os.PathLike | str = ".", *, template: str = "blank", label: str |
 _ALICE_GITIGNORE = b"""# Written by OpenAlice: lock and temp files beside state files are never content.
 .*.lock
 .tmp-*
+# Machine-local harness bookkeeping (versions, baselines, the CLI shims).
+/alice-harness-version.json
+/alice-harness-upgrade/
+/template-upgrade/
+/bin/
 """
 
 
@@ -239,13 +254,21 @@ class _AlreadyRegistered(Exception):
         self.workspace = ws
 
 
-def _run_projectors(ws: Workspace) -> None:
+def _run_projectors(ws: Workspace) -> list[str]:
     import importlib
 
+    from openalice.core.errors import AliceError
+
+    notes: list[str] = []
     for entry in INIT_PROJECTORS:
         module_name, _, func_name = entry.partition(":")
-        fn: Callable[[Workspace, bool], None] = getattr(importlib.import_module(module_name), func_name)
-        fn(ws, True)
+        fn: Callable[[Workspace, bool], list[str] | None] = getattr(importlib.import_module(module_name),
+                                                                     func_name)
+        try:
+            notes.extend(fn(ws, True) or [])
+        except AliceError as err:
+            notes.append(f"{module_name.rsplit('.', 2)[-2]}: not projected: {err}")
+    return notes
 
 
 def remove(spec: str) -> Workspace:

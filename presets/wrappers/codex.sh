@@ -9,7 +9,7 @@
 here=$(CDPATH='' cd -- "$(dirname -- "$(readlink -f -- "$0" 2>/dev/null || printf '%s' "$0")")" && pwd) || exit 3
 . "$here/_lib.sh"
 parse_wrapper_args "$@"
-load_env_file "$here/CODEX.env"
+load_env_file "${HARNESS_HOME:-$HOME/.harness}/env/CODEX.env"
 
 case $wrapper_mode in
     health)

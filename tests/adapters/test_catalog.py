@@ -24,7 +24,7 @@ def test_shipped_catalog_loads_with_the_four_engines():
         assert entry.wrapper == REPO / "presets" / "wrappers" / f"{entry.id}.sh"
         assert entry.wrapper.is_file() and os.access(entry.wrapper, os.X_OK)
         assert entry.health and entry.listModels
-        assert entry.envFile.parent == REPO / "presets" / "wrappers"
+        assert entry.envFile.parent == Path(os.environ["HARNESS_HOME"]) / "env"
         assert entry.envFile.name.endswith(".env")
         assert entry.stream in catalog.STREAM_FORMATS and entry.stream != "wrapper-jsonl"
         assert entry.env

@@ -467,3 +467,115 @@ def test_wheel_ships_executable_wrappers_and_never_env_files(tmp_path):
         if not name.endswith("_lib.sh"):
             assert (info.external_attr >> 16) & 0o111, name
     assert "openalice/presets/_validate.py" in infos and "openalice/presets/adapters.json" in infos
+
+
+# -- adapter secrets live under the home -------------------------------------------
+
+def _checkout_copy(tmp_path) -> Path:
+    """A copy of the checkout (code, shipped data, launchers) to run the tools from,
+    so a test that writes beside the shipped wrappers never touches the real one."""
+    import shutil
+
+    repo = Path(__file__).resolve().parents[2]
+    copy = tmp_path / "checkout"
+    copy.mkdir()
+    for name in ("openalice", "presets", "spec", "default", "bin"):
+        shutil.copytree(repo / name, copy / name, symlinks=True,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.env", ".*.lock", ".tmp-*"))
+    return copy
+
+
+def _run_copy(copy, cli, *args, input=None, env=None):
+    import sys
+
+    from tests.conftest import Result
+
+    full = {k: v for k, v in {**cli.env, **(env or {})}.items() if v is not None}
+    argv = [sys.executable, str(copy / "bin" / "harness-adapter"), *args]
+    proc = subprocess.run(argv, input=input, capture_output=True, text=True, env=full, timeout=60)
+    return Result(proc.returncode, proc.stdout, proc.stderr, argv)
+
+
+def test_shipped_catalog_keeps_secrets_under_the_harness_home(cli, tmp_path, isolated_homes):
+    copy = _checkout_copy(tmp_path)
+    r = _run_copy(copy, cli, "set-secret", "claude", "ANTHROPIC_API_KEY", "-", "--json",
+                  input=CANARY + "\n")
+    assert r.returncode == 0, r.stderr
+    home_env = isolated_homes["HARNESS_HOME"] / "env"
+    env_file = home_env / "CLAUDE.env"
+    assert r.json()["envFile"] == str(env_file) and r.json()["secrets"]["ANTHROPIC_API_KEY"] == "set"
+    assert env_file.read_text() == f"ANTHROPIC_API_KEY='{CANARY}'\n"
+    assert stat.S_IMODE(env_file.stat().st_mode) == 0o600
+    assert stat.S_IMODE(home_env.stat().st_mode) == 0o700
+    assert sorted(p.name for p in (copy / "presets" / "wrappers").iterdir()) == [
+        "_lib.sh", "claude.sh", "codex.sh", "opencode.sh", "pi.sh"]   # nothing in the code tree
+    # a loosened env directory is tightened again on the next write
+    home_env.chmod(0o755)
+    r = _run_copy(copy, cli, "set-secret", "claude", "CLAUDE_EXTRA", "-", input="x")
+    assert r.returncode == 0 and stat.S_IMODE(home_env.stat().st_mode) == 0o700
+    # the wrapper finds it by itself (no HARNESS_ENV_FILE), and through HARNESS_ENV_FILE
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (bindir / "claude").write_text("#!/bin/sh\nexit 0\n")
+    (bindir / "claude").chmod(0o755)
+    env = {**cli.env, "PATH": f"{bindir}:/usr/bin:/bin", "ANTHROPIC_API_KEY": None}
+    env = {k: v for k, v in env.items() if v is not None}
+    env.pop("HARNESS_ENV_FILE", None)
+    probe = subprocess.run([str(copy / "presets" / "wrappers" / "claude.sh"), "--health"],
+                           capture_output=True, text=True, env=env, timeout=30)
+    assert probe.returncode == 0 and "ANTHROPIC_API_KEY is set" in probe.stdout, probe
+    elsewhere = tmp_path / "other.env"
+    probe = subprocess.run([str(copy / "presets" / "wrappers" / "claude.sh"), "--health"],
+                           capture_output=True, text=True, timeout=30,
+                           env={**env, "HARNESS_ENV_FILE": str(elsewhere), "HOME": str(tmp_path)})
+    assert probe.returncode == 3 and "no credentials" in probe.stdout   # that file does not exist
+    # the runner's view: the wrapper engine gets the home file as HARNESS_ENV_FILE
+    shown = _run_copy(copy, cli, "show", "claude", "--json").json()
+    assert shown["envFile"] == str(env_file)
+
+
+def test_env_files_at_the_old_place_are_moved_with_a_notice(cli, tmp_path, isolated_homes):
+    copy = _checkout_copy(tmp_path)
+    wrappers = copy / "presets" / "wrappers"
+    (wrappers / "CODEX.env").write_text(f"OPENAI_API_KEY='{CANARY}'\n")
+    (wrappers / "CODEX.env").chmod(0o600)
+    (wrappers / ".CODEX.env.lock").write_text("")
+    r = _run_copy(copy, cli, "list", "--json")
+    assert r.returncode == 0, r.stderr
+    new = isolated_homes["HARNESS_HOME"] / "env" / "CODEX.env"
+    assert "notice: moved the adapter secrets in" in r.stderr and str(new) in r.stderr
+    assert CANARY not in r.stdout + r.stderr
+    assert new.read_text() == f"OPENAI_API_KEY='{CANARY}'\n"
+    assert stat.S_IMODE(new.stat().st_mode) == 0o600
+    assert not (wrappers / "CODEX.env").exists() and not (wrappers / ".CODEX.env.lock").exists()
+    codex = next(d for d in r.json() if d["id"] == "codex")
+    assert codex["secrets"] == {"OPENAI_API_KEY": "set"}
+    again = _run_copy(copy, cli, "list", "--json")
+    assert again.returncode == 0 and "notice" not in again.stderr          # once
+    # both places hold different secrets: nothing is lost, a person decides
+    (wrappers / "CODEX.env").write_text("OPENAI_API_KEY='older'\n")
+    r = _run_copy(copy, cli, "show", "codex")
+    assert r.returncode == 0 and "differs from" in r.stderr
+    assert (wrappers / "CODEX.env").read_text() == "OPENAI_API_KEY='older'\n"
+    assert new.read_text() == f"OPENAI_API_KEY='{CANARY}'\n"
+
+
+@pytest.mark.parametrize("spec", ["/etc/openalice-evil.env", "../outside.env", "~/keys/a.env",
+                                  "link/A.env"])
+def test_an_env_file_outside_the_catalog_dir_and_the_home_is_refused(cli, tmp_path, spec):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    (repo / "link").symlink_to(tmp_path / "elsewhere")
+    cat = write_catalog(repo, [adapter("a", "/bin/true", envFile=spec),
+                               adapter("b", "/bin/false", envFile="$HARNESS_HOME/env/B.env")])
+    for args in (["list"], ["set-secret", "a", "K", "-"]):
+        r = cli("harness-adapter", *args, "--catalog", str(cat), "--json", input="v")
+        assert r.returncode == 2, (args, r)
+        error = r.json()["error"]
+        assert error["code"] == "invalid_catalog" and error["field"] == "/adapters/0/envFile", error
+        assert "outside the catalog's directory" in error["message"]
+    r = cli("harness-adapter", "validate", "--catalog-only", "--catalog", str(cat), "--json")
+    assert r.returncode == 2
+    assert [d["pointer"] for d in r.json()["diagnostics"]][0] == "/adapters/0/envFile"
+    assert list((tmp_path / "elsewhere").iterdir()) == [] and not (tmp_path / "outside.env").exists()

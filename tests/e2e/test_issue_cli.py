@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -372,6 +373,31 @@ def test_a_person_needs_attended_approval_for_another_workspace(cli, two):
             "--approve", "--json", cwd=home, input="")
     assert r.returncode == 4 and r.json()["error"]["code"] == "approve_refused"
     assert snapshot(issues_dir(other)) == before
+
+
+def test_outside_every_workspace_a_caller_writes_the_workspace_it_names(cli, two, tmp_path):
+    """A person at ~ or a cron job (no terminal, in no workspace): --workspace is enough."""
+    home, other = two
+    away = tmp_path / "away"
+    away.mkdir()
+    for cwd in (away, Path(cli.env["HOME"])):
+        r = cli("alice", "issue", "create", "--title", f"From {cwd.name}", "--workspace", "other",
+                "--json", cwd=cwd, input="")
+        assert r.returncode == 0, r
+        doc = r.json()
+        check_schema("issue-change", doc)
+        assert doc["issue"]["workspaceId"] == "other" and doc["commit"] is None
+    r = cli("alice", "issue", "update", "theirs", "--status", "in_progress", "--workspace", "other",
+            "--json", cwd=away, env={"PATH": "/usr/bin:/bin", "HOME": cli.env["HOME"],
+                                     "OPENALICE_HOME": cli.env["OPENALICE_HOME"]})
+    assert r.returncode == 0 and r.json()["action"] == "updated", r
+    r = cli("alice", "issue", "comment", "theirs", "--body", "from cron", "--workspace", "other",
+            "--json", cwd=away)
+    assert r.returncode == 0 and r.json()["comment"]["author"] == "human", r
+    # from inside another workspace the same write still needs --approve
+    r = cli("alice", "issue", "update", "theirs", "--status", "done", "--workspace", "other",
+            "--json", cwd=home)
+    assert r.returncode == 4 and r.json()["error"]["code"] == "cross_workspace"
 
 
 def _run_on_a_tty(argv, cwd, env):

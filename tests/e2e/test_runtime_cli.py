@@ -140,9 +140,9 @@ def test_writes_from_a_run_stay_in_its_workspace(cli, workspace, tmp_path):
     assert own.json()["file"].startswith(str(workspace))
     foreign = cli("alice", "settings", "set", "--default-agent", "pi", "--workspace", str(other), "--json",
                   env=run_env)
-    assert foreign.returncode == 4 and foreign.json()["error"]["code"] == "cross_workspace_write"
+    assert foreign.returncode == 4 and foreign.json()["error"]["code"] == "cross_workspace"
     r = cli("alice", "session", "new", "--workspace", "other", "--json", env=run_env)
     assert r.returncode == 4
     vault = cli("alice", "credential", "add", "x", "--vendor", "openai", "--json", env=run_env, input="k")
-    assert vault.returncode == 4 and vault.json()["error"]["code"] == "vault_write_from_run"
+    assert vault.returncode == 4 and vault.json()["error"]["code"] == "cross_workspace"
     assert cli("alice", "credential", "list", "--json", env=run_env).returncode == 0  # reading is fine

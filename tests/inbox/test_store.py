@@ -51,7 +51,9 @@ def test_item_49_limit_has_more_and_unknown_before(pushed, store):
     rest = inbox.list_entries(store, limit=3, before=page["nextBefore"])
     assert [e["id"] for e in rest["entries"]] == [ids[1], ids[0]] and rest["hasMore"] is False
     assert inbox.list_entries(store, before="inbox-0000000000001-00000000")["entries"] == []
-    assert inbox.list_entries(store, before="not-an-id")["entries"] == []
+    with pytest.raises(NotFound) as err:      # not an id at all: a typo, exit 2
+        inbox.list_entries(store, before="not-an-id")
+    assert err.value.exit_code == 2 and "--before" in err.value.message
 
 
 def test_find_bisects_a_large_file(ws, store):
@@ -125,16 +127,26 @@ def test_item_50_read_state_sidecar_and_jsonl_untouched(pushed, store):
     assert json.loads(store.read_state_path.read_text())["read"] == {}
 
 
-def test_corrupt_read_state_is_an_error_naming_the_file(pushed, store):
-    pushed("x")
-    store.read_state_path.write_text('{"version": 1, "read": {"a": "yesterday"}}')
-    with pytest.raises(InvalidInput) as err:
-        inbox.counts(store)
-    assert err.value.file == str(store.read_state_path) and err.value.field == "read/a"
-    store.read_state_path.write_text("{broken")
-    with pytest.raises(InvalidInput) as err:
-        inbox.list_entries(store)
-    assert err.value.code == "malformed_json"
+def test_a_corrupt_read_state_is_reported_and_never_locks_the_inbox(pushed, store):
+    first = pushed("x")["id"]
+    for bad in ('{"version": 1, "read": {"a": "yesterday"}}', "{broken"):
+        store.read_state_path.write_text(bad)
+        fresh = inbox.InboxStore(store.directory)
+        assert inbox.counts(fresh) == {"total": 1, "unread": 1}      # everything unread
+        listed = inbox.list_entries(fresh)
+        assert [e["read"] for e in listed["entries"]] == [False]
+        assert listed["problems"][-1]["file"] == str(store.read_state_path)
+        with pytest.raises(InvalidInput) as err:                       # never written over
+            inbox.mark_read(fresh, first, now_ms=5)
+        assert err.value.file == str(store.read_state_path) and "mark-all-read" in err.value.details["hint"]
+        assert store.read_state_path.read_text() == bad
+    result = inbox.mark_all_read(store, now_ms=1764493200000)
+    kept = store.directory / "read-state.json.corrupt-20251130T090000Z"
+    assert result == {"marked": 1, "total": 1, "unread": 0, "setAside": str(kept)}
+    assert kept.read_text() == "{broken"
+    assert inbox.load_read_state(store) == {first: 1764493200000}
+    store.read_state_path.write_text("{again")
+    assert inbox.mark_all_read(store, now_ms=1764493200000)["setAside"] == str(kept) + "-2"
 
 
 def test_mark_all_read_snapshot_and_authoritative_count(pushed, store, ws):

@@ -1,4 +1,5 @@
-"""Comment sidecars, and the cross-workspace rule (API level; the CLI is in tests/e2e)."""
+"""Comment sidecars, and the git commit of approved edits (the caller rule itself is in
+tests/workspaces/test_access.py; the CLI in tests/e2e)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ import threading
 
 import pytest
 
-from openalice.core.errors import Conflict, Forbidden, InvalidInput, NotFound
+from openalice.core.errors import Conflict, InvalidInput, NotFound
 from openalice.issues import add_comment, create, list_comments
-from openalice.issues.guard import authorize, git_commit
+from openalice.workspaces.access import git_commit
 
 from .conftest import NOW, make_ws
 
@@ -116,50 +117,6 @@ def test_concurrent_threads_keep_every_comment(ws, issue):
     assert errors == []
     assert sorted(c["markdown"] for c in list_comments(ws, "talk")) == sorted(
         f"{n}-{k}" for n in range(8) for k in range(5))
-
-
-# -- the cross-workspace rule -------------------------------------------------
-
-@pytest.fixture
-def registered(tmp_path):
-    """Two registered workspaces, `home` and `other`."""
-    from openalice import workspaces
-    home, _ = workspaces.init(tmp_path / "home", now=NOW)
-    other, _ = workspaces.init(tmp_path / "other", now=NOW)
-    return home, other
-
-
-RUN = {"ALICE_RUN_ID": "run-AAAAAAAA", "ALICE_RESUME_ID": "resume-a"}
-
-
-def test_a_run_writes_only_its_own_workspace(registered, tmp_path):
-    home, other = registered
-    env = {**RUN, "ALICE_WORKSPACE_ID": home.id}
-    assert authorize(home, env=env, cwd=tmp_path, is_tty=True).mode == "run"
-    with pytest.raises(Forbidden) as err:
-        authorize(other, env=env, cwd=other.path, is_tty=True)
-    assert err.value.exit_code == 4 and err.value.code == "cross_workspace"
-    with pytest.raises(Forbidden) as err:
-        authorize(home, env=env, cwd=home.path, approve=True, is_tty=True)
-    assert err.value.code == "approve_refused"
-    with pytest.raises(Forbidden):
-        authorize(other, env=env, cwd=home.path, approve=True, is_tty=True)
-
-
-def test_a_person_needs_attended_approval_elsewhere(registered, tmp_path):
-    home, other = registered
-    assert authorize(home, env={}, cwd=home.path, is_tty=False).mode == "local"
-    assert authorize(home, env={}, cwd=os.path.join(home.path, ".alice"), is_tty=False).mode == "local"
-    with pytest.raises(Forbidden) as err:
-        authorize(other, env={}, cwd=home.path, is_tty=True)
-    assert "needs --approve" in err.value.message and err.value.exit_code == 4
-    with pytest.raises(Forbidden):
-        authorize(other, env={}, cwd=tmp_path, is_tty=True)   # outside every workspace
-    with pytest.raises(Forbidden) as err:
-        authorize(other, env={}, cwd=home.path, approve=True, is_tty=False)
-    assert err.value.code == "approve_refused"
-    access = authorize(other, env={}, cwd=home.path, approve=True, is_tty=True)
-    assert access.mode == "approved" and access.commits
 
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.invalid",

@@ -151,7 +151,7 @@ def test_early_exit_is_reported_with_the_exit_code_of_the_last_process(harness):
     error = r.json()["error"]
     assert error["code"] == "early_exit"
     assert error["message"] == "Studio exited before it was ready (exit 3)"
-    assert error["details"]["status"]["exit"] == {"code": 3}
+    assert error["details"]["status"]["lastExit"] == {"code": 3}
     assert leftovers() == []
 
 
@@ -193,7 +193,7 @@ def test_a_sigkilled_supervisor_is_reaped_by_the_next_command(harness):
     assert r.returncode == 0
     reaped = r.json()
     check_schema("studio-status", reaped)
-    assert reaped["phase"] == "failed" and reaped["errorCode"] == "supervisor_lost" and reaped["host"] is None
+    assert reaped["phase"] == "failed" and reaped["lastErrorCode"] == "supervisor_lost" and reaped["host"] is None
     # ... and the next command stopped every process of the generation and withdrew its route.
     assert not alive(env["pid"]) and not alive(env["workerPid"])
     assert not list((studio_dir() / "routes").glob("*.json"))
@@ -217,8 +217,8 @@ def test_an_app_that_crashes_while_ready_reads_failed_and_loses_its_route(harnes
     assert get(status["ports"]["http"], "/crash")[0] == 200
     failed = wait_until(lambda: (lambda s: s if s["phase"] == "failed" else None)(
         harness("studio", "status", "--json").json()), what="the supervisor to notice the crash")
-    assert failed["errorCode"] == "exited" and failed["error"] == "Studio exited (exit 7)"
-    assert failed["exit"] == {"code": 7} and failed["host"] is None
+    assert failed["lastErrorCode"] == "exited" and failed["lastError"] == "Studio exited (exit 7)"
+    assert failed["lastExit"] == {"code": 7} and failed["host"] is None
     assert not list((studio_dir() / "routes").glob("*.json"))
     assert leftovers() == []
 

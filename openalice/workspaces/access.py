@@ -1,0 +1,180 @@
+"""Who may write which workspace: the one caller rule of the toolkit.
+
+Every write that belongs to a workspace (its issues and comments, its Inbox
+entries, its preferences and sessions) and every change of the machine's
+credential vault asks :func:`authorize_write` first.  The caller describes
+itself with a :class:`Caller`; the answer is an :class:`Access` or a
+:class:`~openalice.core.errors.Forbidden` (exit 4).
+
+The rule:
+
+* **Inside a headless run** (the runner set ``ALICE_RUN_ID`` and
+  ``ALICE_WORKSPACE_ID``) a process writes only its own workspace; another
+  workspace, or the vault (which belongs to no workspace), is refused with
+  code ``cross_workspace``, and ``--approve`` with ``approve_refused``.
+* **Everyone else** (a person, a cron job, the web gateway) may write any
+  workspace's Inbox entries, preferences and sessions, and the vault.
+* **Issues** (scope ``issues``) are stricter for a person who stands inside
+  a registered workspace: writing another workspace's issues from there
+  needs ``approve`` from an attended terminal, and the change is then
+  committed in the target workspace (:meth:`Access.commit`).  A caller that
+  stands in no registered workspace (a person at ``~``, a cron job, the web
+  gateway) writes the issues of the workspace it names.
+
+``approve`` always claims that a person is at a terminal: without one it is
+refused (``approve_refused``), whatever the target.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping
+
+from openalice.core.errors import Forbidden, OperationalError
+
+from .registry import RunEnvironment, Workspace, find, run_environment
+
+__all__ = ["SCOPES", "Caller", "Access", "authorize_write", "git_commit"]
+
+#: What a write touches: a workspace's issues (the approval rule applies), any
+#: other workspace-owned state, or the machine's credential vault.
+SCOPES = ("issues", "workspace", "vault")
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who is asking to write.
+
+    ``run`` is the headless-run identity (None outside a run); ``cwd`` is
+    where the caller stands (None: nowhere in particular, as for the web
+    gateway or a service); ``attended`` says a person is at a terminal
+    (stdin is a TTY).  :meth:`of_process` describes the current process.
+    """
+
+    run: RunEnvironment | None = None
+    cwd: str | None = None
+    attended: bool = False
+
+    @classmethod
+    def of_process(cls, *, env: Mapping[str, str] | None = None,
+                   cwd: os.PathLike | str | None = None, attended: bool | None = None) -> "Caller":
+        """This process: the run environment from ``env`` (default
+        ``os.environ``), the current directory, and whether stdin is a TTY."""
+        if attended is None:
+            try:
+                attended = os.isatty(0)
+            except OSError:
+                attended = False
+        if cwd is None:
+            try:
+                cwd = os.getcwd()
+            except OSError:  # the directory was removed under us: nowhere in particular
+                cwd = None
+        return cls(run=run_environment(env), cwd=None if cwd is None else os.fspath(cwd),
+                   attended=bool(attended))
+
+    def standing_in(self) -> Workspace | None:
+        """The registered workspace containing ``cwd``, if any."""
+        return None if self.cwd is None else find(self.cwd)
+
+
+class Access:
+    """What :func:`authorize_write` granted.
+
+    ``mode``: ``run`` (inside a headless run, its own workspace), ``local``
+    (a person inside the target workspace), ``named`` (a caller standing in
+    no workspace, or a write that needs no approval), ``approved`` (a person
+    at a terminal, another workspace's issues: committed there).
+    """
+
+    __slots__ = ("mode", "workspace_id")
+
+    def __init__(self, mode: str, workspace_id: str | None) -> None:
+        self.mode = mode
+        self.workspace_id = workspace_id
+
+    @property
+    def commits(self) -> bool:
+        return self.mode == "approved"
+
+    def commit(self, ws: Workspace, files: list[Path], message: str) -> str | None:
+        """After an approved write: commit ``files`` in the target workspace if
+        it is a git work tree.  The commit id, or None when nothing is
+        committed (not approved, no repository, nothing changed)."""
+        if not self.commits:
+            return None
+        return git_commit(Path(ws.path), files, message)
+
+    def to_dict(self) -> dict:
+        return {"mode": self.mode, "workspaceId": self.workspace_id, "commits": self.commits}
+
+    def __repr__(self) -> str:
+        return f"Access({self.mode!r}, {self.workspace_id!r})"
+
+
+def _target_id(target: Workspace | str | None) -> str | None:
+    if target is None or isinstance(target, str):
+        return target
+    return target.id
+
+
+def authorize_write(caller: Caller, target: Workspace | str | None, *, scope: str = "workspace",
+                    approve: bool = False) -> Access:
+    """May ``caller`` write ``target`` (a workspace or its id; None with scope
+    ``vault``)?  Returns the :class:`Access`; raises Forbidden (exit 4) with
+    code ``cross_workspace`` or ``approve_refused``."""
+    if scope not in SCOPES:
+        raise ValueError(f"unknown scope {scope!r}")
+    target_id = None if scope == "vault" else _target_id(target)
+    if scope != "vault" and target_id is None:
+        raise ValueError("a workspace write needs its target workspace")
+    run = caller.run
+    if run is not None:
+        if approve:
+            raise Forbidden("--approve is refused inside a headless run: approval needs a "
+                            "person at a terminal", code="approve_refused",
+                            details={"runId": run.run_id})
+        if target_id != run.workspace_id:
+            what = ("the machine's credential vault" if scope == "vault"
+                    else f"workspace `{target_id}`")
+            raise Forbidden(f"run {run.run_id} belongs to workspace `{run.workspace_id}` and may "
+                            f"write only that workspace, not {what}", code="cross_workspace",
+                            details={"runId": run.run_id, "runWorkspaceId": run.workspace_id,
+                                     "hint": "a person does that outside headless runs"})
+        return Access("run", target_id)
+    if approve and not caller.attended:
+        raise Forbidden("--approve needs an attended terminal, but stdin is not a terminal",
+                        code="approve_refused")
+    if scope != "issues":
+        return Access("named", target_id)
+    home = caller.standing_in()
+    if home is not None and home.id == target_id:
+        return Access("local", target_id)
+    if approve:
+        return Access("approved", target_id)
+    if home is None:
+        return Access("named", target_id)
+    raise Forbidden(f"the current directory is in workspace `{home.id}`; writing the issues of "
+                    f"workspace `{target_id}` from here needs --approve at an attended terminal",
+                    code="cross_workspace",
+                    details={"hint": "run it from outside every workspace (or inside the target "
+                                     "one), or add --approve (the change is committed there "
+                                     "when it is a git repository)"})
+
+
+def git_commit(root: Path, files: list[Path], message: str) -> str | None:
+    """``git add`` and ``git commit`` exactly ``files`` (those that exist) in the
+    repository around ``root``, as the repository's own user; None if ``root``
+    is not in a git work tree or nothing changed.  OperationalError if git fails."""
+    from openalice.core import git  # only approved edits commit: not every write pays for the import
+
+    if git.work_tree(root) is None:
+        return None
+    rel = [os.path.relpath(f, root) for f in files if os.path.lexists(f)]
+    try:
+        return git.commit_paths(root, rel, message, author=None)
+    except git.GitError as exc:
+        raise OperationalError(f"{exc.message}; the approved change was written but not committed",
+                               code="git_failed") from None
