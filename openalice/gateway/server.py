@@ -166,19 +166,22 @@ class Gateway:
         ``on_ready`` runs once the handlers are installed and the server
         accepts (the CLI prints the URL there, so a signal sent as soon as the
         URL is read is already a clean stop)."""
-        done = threading.Event()
+        stop: list[int] = []
 
         def on_signal(signum, frame) -> None:
-            done.set()
+            # Only a list append: a handler that took a lock (Event.set) could deadlock
+            # against the main thread it interrupted while that thread held the same lock.
+            stop.append(signum)
 
         previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
         try:
             self.start()
             if on_ready is not None:
                 on_ready()
-            while not done.wait(0.5):
+            while not stop:
                 if self._thread is not None and not self._thread.is_alive():
                     break
+                time.sleep(0.1)
         finally:
             self.log("shutting down")
             self.close()
