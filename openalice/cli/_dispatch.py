@@ -8,7 +8,7 @@ import sys
 from openalice.core import output
 from openalice.core.errors import UsageError
 
-from ._args import SUPPRESS  # argparse's value, without importing argparse
+from ._args import SUPPRESS, type_error  # argparse's value and error, without importing it
 from ._run import Tool
 
 TYPE_CHECKING = False
@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # annotations only: typing and datetime cost start-up time
     from datetime import datetime
     from typing import Any, Callable, TextIO
 
-__all__ = ["Context", "dispatch", "add_verb", "shared_options", "SUPPRESS"]
+__all__ = ["Context", "dispatch", "add_verb", "shared_options", "int_in_range", "SUPPRESS"]
 
 
 def __getattr__(name: str):
@@ -112,6 +112,20 @@ def add_verb(sub: Any, name: str, handler: Callable[[Any, Context], Any], *,
                             description=description or help, epilog=epilog)
     parser.set_defaults(handler=handler)
     return parser
+
+
+def int_in_range(low: int, high: int, note: str = "") -> Callable[[str], int]:
+    """An argparse ``type`` for an integer in ``low..high`` (a clear usage error otherwise)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise type_error(f"not an integer: {text!r}") from None
+        if not low <= value <= high:
+            raise type_error(f"must be {low}-{high}" + (f" ({note})" if note else ""))
+        return value
+
+    return parse
 
 
 def _first_verb(args: list[str]) -> str | None:

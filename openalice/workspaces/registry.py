@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from openalice.core import fs, paths
-from openalice.core.errors import Conflict, InvalidInput, NotFound, UsageError
+from openalice.core.errors import Conflict, InvalidInput, NotFound, Unavailable, UsageError
 from openalice.core.records import asdict, record_class
 
 TYPE_CHECKING = False
@@ -23,7 +23,8 @@ REGISTRY_VERSION = 1
 # new workspace: each entry is "module:function", called as fn(workspace, created)
 # after the workspace is registered; it may return notes for the person.
 # Failures are reported as notes, never fatal to init.
-INIT_PROJECTORS: list[str] = ["openalice.harness.upgrade:project_new_workspace"]
+INIT_PROJECTORS: list[str] = ["openalice.harness.upgrade:project_new_workspace",
+                               "openalice.stickers.projection:project_new_workspace"]
 
 
 @record_class(frozen=True)
@@ -57,6 +58,16 @@ def registry_path() -> Path:
 
 def alice_dir(ws: Workspace) -> Path:
     return ws.root / ".alice"
+
+
+def available_root(ws: Workspace) -> Path:
+    """The workspace's root; Unavailable (exit 3, ``workspace_unavailable``) when
+    the directory or its ``.alice/`` is gone (a projection never recreates it)."""
+    root = ws.root
+    if not (root / ".alice").is_dir():
+        raise Unavailable(f"workspace '{ws.id}' is not available: {root} (or its .alice/) is missing",
+                          code="workspace_unavailable", file=root)
+    return root
 
 
 def _iso(now: datetime) -> str:
@@ -241,6 +252,8 @@ _ALICE_GITIGNORE = b"""# Written by OpenAlice: lock and temp files beside state 
 /alice-harness-upgrade/
 /template-upgrade/
 /bin/
+# The journal of a sticker apply in flight.
+/sticker-transaction.json
 """
 
 
