@@ -95,7 +95,7 @@ PINNED = {
     'alice-schedule health --json':
         "agents agents.base agents.claude agents.registry cli.schedule cli.schedule_health "
         "core.clock core.cron core.flock core.frontmatter core.fs core.homes core.jsonl "
-        "core.locks core.paths core.records core.secrets core.zones credentials "
+        "core.locks core.paths core.records core.secrets core.tools core.zones credentials "
         "credentials.vault credentials.wires issues issues.declaration issues.reader models "
         "models.semantics preferences preferences.settings runs runs.tasks schedule "
         "schedule.address schedule.cursors schedule.due schedule.health schedule.readiness "
