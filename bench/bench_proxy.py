@@ -187,6 +187,14 @@ def main() -> int:
                         value += f"; {cell['rps'] / results[(payload, connections, 'nginx')]['rps']:.2f}x nginx"
                     rows.append((f"{payload}, {connections} conn, {name}", value))
         report("Studio proxy (bench/bench_proxy.py)", rows)
+        from _common import goal
+
+        for payload, want in (("small", 0.5), ("stream", 0.8)):
+            key = next(p for p in PAYLOADS if p.startswith(payload))
+            for connections in (1, 16):
+                share = results[(key, connections, "proxy")]["rps"] / results[(key, connections, "direct")]["rps"]
+                goal("proxy", f"{key}, {connections} conn, share of direct", f"{share * 100:.0f}%",
+                     share >= want, f"≥ {want * 100:.0f}%")
         return 0
     finally:
         for process in started:

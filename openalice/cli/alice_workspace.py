@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-import argparse
 import os
 
 from ._dispatch import Context, add_verb
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only
+    import argparse
 
 
 def register(sub, common) -> None:
@@ -15,8 +18,7 @@ def register(sub, common) -> None:
                     "$OPENALICE_HOME/workspaces.json. Removing one only unregisters it: "
                     "no file is ever deleted.",
         epilog="examples:\n  alice workspace init ~/projects/notes --label Notes\n"
-               "  alice workspace list --json\n  alice workspace remove notes\n",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+               "  alice workspace list --json\n  alice workspace remove notes\n")
     verbs = group.add_subparsers(dest="workspace_verb", metavar="VERB", required=True)
 
     p = add_verb(verbs, "init", cmd_init, common=common,

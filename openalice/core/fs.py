@@ -19,14 +19,17 @@ import json
 from glob import escape as glob_escape
 import os
 import stat
-import tempfile
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterator
 
 from . import locks
 from .errors import AliceError, Conflict, InvalidInput, NotFound, OperationalError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only (typing costs start-up time)
+    from typing import Any
 
 __all__ = [
     "TEMP_PREFIX", "ensure_dir", "atomic_write_bytes", "atomic_write_text",
@@ -209,6 +212,8 @@ def atomic_write_bytes(path: os.PathLike | str, data: bytes, *, mode: int | None
     ensure_dir(directory, dir_mode)
     if mode is None:
         mode = _kept_mode(target)
+    import tempfile  # lazy: only writers pay for it (random, shutil); reads do not
+
     try:
         fd, tmp = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{target.name}.", dir=directory)
     except OSError as exc:
@@ -248,6 +253,8 @@ def atomic_write_many(items: list[tuple[os.PathLike | str, bytes]], *, dir_mode:
     at worst temp files :func:`sweep_temp_files` removes.  Modes are kept from
     the old files, else 0666 & ~umask (never for secrets: use
     :func:`atomic_write_bytes` with ``mode=0o600``)."""
+    import tempfile  # lazy: only writers pay for it (random, shutil); reads do not
+
     staged: list[tuple[str, Path]] = []
     try:
         for path, data in items:
@@ -310,6 +317,8 @@ def create_exclusive(path: os.PathLike | str, data: bytes, *, mode: int = 0o644)
     """
     target = Path(path)
     ensure_dir(target.parent)
+    import tempfile  # lazy: only writers pay for it (random, shutil); reads do not
+
     fd, tmp = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{target.name}.", dir=target.parent)
     try:
         try:
@@ -343,6 +352,7 @@ def staged_dir(target: os.PathLike | str, *, mode: int = 0o755) -> Iterator[Path
     more than an hour ago are removed first (the caller holds the lock that
     serializes writers of ``target``)."""
     import shutil
+    import tempfile  # lazy: only writers pay for it
 
     final = Path(target)
     parent = ensure_dir(final.parent, mode)

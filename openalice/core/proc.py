@@ -14,7 +14,12 @@ import signal
 import subprocess
 import sys
 import time
-from typing import IO, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only (typing costs start-up time)
+    from typing import IO
+
 
 __all__ = ["spawn", "start_token", "is_alive", "kill_group", "terminate_group",
            "group_alive", "group_members", "group_is_ours", "launch_detached", "reap_in_thread",

@@ -16,10 +16,13 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import TextIO
 
 from . import fs
 from .errors import InvalidInput, UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only (typing costs start-up time)
+    from typing import TextIO
 
 __all__ = [
     "NAME_RE", "validate_name", "quote_value", "set_env_var", "unset_env_var",
