@@ -20,6 +20,8 @@ commands:
             cli.<tool>.groups.<group>
   studio    start, stop, restart, status, logs of the workspace's Studio web surface
   proxy     serve ready Studio surfaces on 127.0.0.1 by Host (oa-surface-<id>.localhost)
+  source    preview or apply (--digest D) a merge from the workspace's template
+            repository (workspaces created with 'alice workspace init --from-git')
 
 options (every command):
   --json       print exactly one JSON document on stdout
@@ -36,6 +38,7 @@ examples:
   alice-harness upgrade --bundle ~/bundles/alice-1.1 --apply
   alice-harness config set cli.alice-inbox.enabled=false
   alice-harness studio start --workspace notes && alice-harness proxy --port 8780
+  alice-harness source preview --to v2.0 && alice-harness source apply --digest 9c1e...
 
 exit codes: 0 ok, 1 operational failure, 2 usage or invalid input (also a
             stale plan or an unresolved conflict), 3 unavailable or busy
@@ -48,6 +51,7 @@ TOOL = Tool(name="alice-harness", help=HELP, verbs={
     "status": _VERBS, "upgrade": _VERBS, "config": _VERBS,
     "studio": "openalice.cli.harness_studio",
     "proxy": "openalice.cli.harness_proxy",
+    "source": "openalice.cli.harness_source",
 })
 
 

@@ -18,7 +18,14 @@ from typing import IO, Mapping, Sequence
 
 __all__ = ["spawn", "start_token", "is_alive", "kill_group", "terminate_group",
            "group_alive", "group_members", "group_is_ours", "launch_detached", "reap_in_thread",
-           "become_subreaper"]
+           "become_subreaper", "crash_point"]
+
+
+def crash_point(step: str) -> None:
+    """Test hook (never set in production): SIGKILL this process right after ``step`` when
+    ``OPENALICE_TEST_CRASH_AFTER`` names it, so tests can prove what a crash there leaves."""
+    if os.environ.get("OPENALICE_TEST_CRASH_AFTER") == step:
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def start_token(pid: int) -> str | None:

@@ -33,13 +33,13 @@ after a crash at any step the workspace holds the whole change or none of it.
 from __future__ import annotations
 
 import os
-import signal
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from openalice.core import clock, fs, git
+from openalice.core.proc import crash_point
 from openalice.core.errors import AliceError, Conflict, InvalidInput
 
 from .plan import Item, Plan
@@ -111,12 +111,6 @@ class Store:
         if data is None:
             return None
         return _check_journal(data, self.journal_path)
-
-
-def _crash_point(step: str) -> None:
-    # Test hook (never set in production): SIGKILL ourselves right after ``step``.
-    if os.environ.get("OPENALICE_TEST_CRASH_AFTER") == step:
-        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def _check_journal(data: object, path: Path) -> dict:
@@ -279,13 +273,13 @@ def apply_plan(plan: Plan, store: Store, *, keep: Sequence[str] = (), use: Seque
     write_snapshot(store.incoming_path, dict(writes))
     write_snapshot(store.next_baseline_path, baseline)
     fs.atomic_write_json(store.journal_path, journal, mode=0o644, dir_mode=0o755)
-    _crash_point("managed-prepared")
+    crash_point("managed-prepared")
 
     for n, (loc, entry) in enumerate(writes):
         _put(store.root, loc, entry, prune)
         if n == 0:
-            _crash_point("managed-first-write")
-    _crash_point("managed-written")
+            crash_point("managed-first-write")
+    crash_point("managed-written")
 
     sha = None
     if commit is not None and in_git and touched:
@@ -295,7 +289,7 @@ def apply_plan(plan: Plan, store: Store, *, keep: Sequence[str] = (), use: Seque
         except git.GitError:
             _roll_back(store, journal)
             raise
-        _crash_point("managed-committed")
+        crash_point("managed-committed")
     journal["phase"] = "committed"
     journal["commit"] = sha
     fs.atomic_write_json(store.journal_path, journal, mode=0o644, dir_mode=0o755)
@@ -346,7 +340,7 @@ def _finalize(store: Store, journal: dict) -> None:
             if doc["commit"] is None:
                 del doc["commit"]
         fs.atomic_write_json(store.root.joinpath(*rel.split("/")), doc, mode=0o644, dir_mode=0o755)
-    _crash_point("managed-finalized")
+    crash_point("managed-finalized")
     _clear_transaction(store)
 
 

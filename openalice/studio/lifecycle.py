@@ -5,6 +5,7 @@
     view = restart(ws, now=now)                  # stop + start in one operation: a new generation and host
     view = status(ws, now=now)                   # also reaps a generation whose supervisor died
     require_idle(ws)                             # Busy unless no generation is live (for source upgrades)
+    with held_idle(ws, "source apply", now=now): # ...and none can start until the block ends
 
 Operations on one workspace are serialized by its operation lease
 (:func:`openalice.core.leases.acquire_waiting`: a second command queues behind
@@ -25,7 +26,7 @@ from datetime import datetime
 from openalice.core.errors import Busy
 
 __all__ = ["READY_TIMEOUT", "GRACE", "LEASE_WAIT", "start", "stop", "restart", "status", "logs",
-           "require_idle", "is_live", "terminate", "view"]
+           "require_idle", "held_idle", "is_live", "terminate", "view"]
 
 READY_TIMEOUT = 60.0
 GRACE = 4.0                  # SIGTERM → SIGKILL, and SIGKILL → gone
@@ -119,14 +120,14 @@ def view(ws_id: str, record: dict) -> dict:
 # -- the operation lease and reconciliation -----------------------------------------------------------
 
 @contextmanager
-def _operation(ws_id: str, verb: str, now: datetime):
+def _operation(ws_id: str, verb: str, now: datetime, wait: float = LEASE_WAIT):
     from openalice.core import fs, leases
     from openalice.studio import state
 
     fs.ensure_dir(state.workspace_dir(ws_id), 0o700)
     try:
         lease = leases.acquire_waiting(state.lease_path(ws_id), f"studio {verb} (pid {os.getpid()})", LEASE_TTL,
-                                       now=lambda: now, wait=LEASE_WAIT)
+                                       now=lambda: now, wait=wait)
     except Busy as exc:
         raise Busy(f"another Studio operation on workspace {ws_id!r} is still running: {exc.message}",
                    code="studio_busy", file=exc.file) from None
@@ -369,3 +370,18 @@ def require_idle(ws) -> None:
         raise Busy(f"Studio of workspace {ws.id!r} is {record['phase']} (generation {record['generation']}); "
                    f"stop it first: alice-harness studio stop --workspace {ws.id}", code="studio_running",
                    details={"phase": record["phase"], "generation": record["generation"]})
+
+
+@contextmanager
+def held_idle(ws, purpose: str, *, now: datetime, wait: float = 0.0, grace: float = GRACE):
+    """Hold the Studio operation lease of ``ws`` for the block, with no generation live.
+
+    A dead supervisor's leftovers are reaped first; a live generation is
+    :class:`Busy` (``studio_running``), a held lease ``studio_busy`` (after
+    ``wait`` seconds).  While the block runs no ``studio start`` can begin: what
+    a source upgrade merges is never half-read by a starting app.
+    """
+    with _operation(ws.id, purpose, now, wait=wait):
+        _reconcile(ws.id, now, grace)
+        require_idle(ws)
+        yield
