@@ -63,6 +63,11 @@ def template(tmp_path) -> SimpleNamespace:
     git(work, "checkout", "-q", "-b", "broken", c1)
     (work / "harness.json").write_text('{"manifestVersion": 1, "version": "0.3.0", "capabilities": {}}')
     broken = commit_all(work, "a broken manifest")
+    git(work, "checkout", "-q", "-b", "carries-receipt", c1)
+    (work / ".alice").mkdir()
+    (work / ".alice" / "harness-source.json").write_text('{"schemaVersion": 1, "note": "the template\'s own"}\n')
+    set_version(work, "0.1.2")
+    carries = commit_all(work, "a template that tracks its own receipt")
     git(work, "checkout", "-q", "main")
     (work / "NEWS.md").write_text("# 0.2.0\n\n- a new page\n")
     server = work / "server.py"
@@ -71,9 +76,9 @@ def template(tmp_path) -> SimpleNamespace:
     c2 = commit_all(work, "toy studio 0.2.0")
     bare = tmp_path / "toy-studio.git"
     git(tmp_path, "clone", "-q", "--bare", str(work), str(bare))
-    for branch in ("clash", "broken"):
+    for branch in ("clash", "broken", "carries-receipt"):
         git(bare, "fetch", "-q", str(work), f"{branch}:{branch}")
-    return SimpleNamespace(bare=bare, work=work, c1=c1, c2=c2, clash=clash, broken=broken)
+    return SimpleNamespace(bare=bare, work=work, c1=c1, c2=c2, clash=clash, broken=broken, carries=carries)
 
 
 def create(cli, template, tmp_path, name="ws", *, at=None) -> Path:
@@ -232,6 +237,16 @@ def test_a_conflicting_upgrade_is_refused_and_nothing_changes(cli, template, tmp
     assert snapshot(root) == before
     assert not (root / ".git" / "MERGE_HEAD").exists()
     assert facts(cli, "harness.source.upgraded") == []
+
+
+def test_a_template_that_carries_a_receipt_of_its_own_merges_with_ours(cli, template, tmp_path):
+    root = create(cli, template, tmp_path)
+    plan = preview(cli, root, "--to", "carries-receipt")
+    assert plan["mergeable"] is True and plan["status"] == "ready", plan
+    assert apply(cli, root, plan["digest"])["action"] == "applied"
+    receipt = check("harness-source", json.loads((root / RECEIPT).read_text()))
+    assert (receipt["commit"], receipt["version"]) == (template.carries, "0.1.2")
+    assert git(root, "status", "--porcelain") == ""
 
 
 def test_local_changes_on_touched_paths_block_and_other_changes_survive(cli, template, tmp_path):
