@@ -231,6 +231,8 @@ class Reader:
         searched = 0
         while True:
             end = buf.find(b"\r\n\r\n", max(0, searched - 3))
+            if end > MAX_HEAD:
+                raise BadMessage("the head is larger than 64 KiB", 431)
             if end >= 0:
                 head = bytes(buf[:end])
                 del buf[:end + 4]
@@ -469,6 +471,11 @@ class UpstreamPool:
             if now - conn.since < POOL_IDLE and conn.is_idle_and_open():
                 return conn
             conn.close()
+
+    def idle(self, address: tuple[str, int]) -> int:
+        """How many idle connections to ``address`` are kept."""
+        with self._lock:
+            return len(self._idle.get(address, ()))
 
     def give(self, conn: Upstream) -> None:
         conn.since = time.monotonic()
