@@ -235,7 +235,10 @@ def cmd_config_set(args, ctx: Context) -> int:
     data = harness.config_set(ws, args.assignments, bundle_dir=args.bundle, now=_now(ctx))
 
     def human(d: dict) -> str:
-        lines = [f"{c['key']}: {c['from']} -> {'true' if c['to'] else 'false'}" for c in d["changes"]]
+        def shown(value) -> str:
+            return "unset (default)" if value is None else ("true" if value else "false")
+
+        lines = [f"{c['key']}: {shown(c['from'])} -> {shown(c['to'])}" for c in d["changes"]]
         if d.get("hint"):
             lines.append(d["hint"])
         return "\n".join(lines)

@@ -146,6 +146,10 @@ def test_config_show_and_set(cli, tmp_path):
         "schemaVersion": 1, "cli": {"alice": {"groups": {"inbox": False}}, "alice-inbox": {"enabled": False}}}
     human = cli("alice-harness", "config", "show", cwd=root).stdout
     assert "cli.alice-inbox: disabled" in human and "groups off: inbox" in human
+    r = cli("alice-harness", "config", "set", "skills.file-delivery=false", cwd=root)
+    assert r.returncode == 0 and r.stdout.startswith("skills.file-delivery: unset (default) -> false\n")
+    r = cli("alice-harness", "config", "set", "skills.file-delivery=true", cwd=root)
+    assert r.stdout.startswith("skills.file-delivery: false -> true")
 
 
 def shim(root: Path, tool: str) -> str:
