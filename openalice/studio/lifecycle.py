@@ -259,6 +259,8 @@ def _wait_for_outcome(ws_id: str, generation: int, ready_timeout: float, now: da
     while True:
         record = state.read_state(ws_id)
         if record.get("generation") != generation or record.get("phase") in ("ready", "failed", "stopped"):
+            if record.get("phase") in ("failed", "stopped"):
+                _wait_for_supervisor_exit(record)
             return record
         holder = record.get("supervisor") or {}
         if holder.get("pid") != os.getpid() and not _supervisor_alive(record):
@@ -267,6 +269,18 @@ def _wait_for_outcome(ws_id: str, generation: int, ready_timeout: float, now: da
         if time.monotonic() >= deadline:
             return record
         time.sleep(WAIT_POLL)
+
+
+def _wait_for_supervisor_exit(record: dict) -> None:
+    """A generation that ended is reported once its supervisor has gone too (it writes the
+    record, then exits): nothing of the generation is left when ``start`` returns."""
+    from openalice.core import proc
+
+    holder = record.get("supervisor") or {}
+    deadline = time.monotonic() + SUPERVISOR_EXIT_WAIT
+    while (holder.get("pid") not in (None, os.getpid()) and proc.is_alive(holder.get("pid"), holder.get("startToken"))
+           and time.monotonic() < deadline):
+        time.sleep(WAIT_POLL / 5)
 
 
 def _studio_of(ws):

@@ -407,6 +407,37 @@ def _copy_exact(source: socket.socket, target: socket.socket, count: int, view: 
         count -= n
 
 
+def copy_dechunked(reader: Reader, target: socket.socket, *, reframe: bool) -> None:
+    """Copy the data of the chunked body ``reader`` is at: as new chunks without extensions
+    or trailers (``reframe``), or bare (for an HTTP/1.0 client)."""
+    while True:
+        line = reader.readline()
+        if not line:
+            raise ConnectionError("the stream closed inside a chunked body")
+        try:
+            size = int(line.split(b";")[0].strip(), 16)
+        except ValueError:
+            raise BadMessage("malformed chunk size") from None
+        if size == 0:
+            while reader.readline() not in (b"\r\n", b"\n", b""):
+                pass
+            if reframe:
+                target.sendall(b"0\r\n\r\n")
+            return
+        if reframe:
+            target.sendall(b"%x\r\n" % size)
+        left = size
+        while left:
+            data = reader.take(min(left, BUFFER))
+            if not data:
+                raise ConnectionError("the stream closed inside a chunk")
+            target.sendall(data)
+            left -= len(data)
+        if reframe:
+            target.sendall(b"\r\n")
+        reader.readline()
+
+
 def _chunk_ahead(peeked: bytes) -> int:
     """The length of the next whole chunk (size line, data, CRLF) from a peek at its size line;
     0 when it cannot be told (the line is not all there, the last chunk, a bad size)."""
@@ -739,35 +770,9 @@ class ProxyHandler(socketserver.BaseRequestHandler):
                 self._copy(self.sock, sock, left)
             return
         sock.sendall(head)
-        self._send_chunked_body(sock)
-
-    def _send_chunked_body(self, sock: socket.socket) -> None:
-        """Re-frame the client's chunked body: extensions and trailers are dropped (a trailer
-        must never carry what the header rules strip)."""
-        reader = self.reader
-        while True:
-            line = reader.readline()
-            if not line:
-                raise ConnectionError("client closed inside a chunked body")
-            try:
-                size = int(line.split(b";")[0].strip(), 16)
-            except ValueError:
-                raise ConnectionError("malformed chunked request body") from None
-            if size == 0:
-                while reader.readline() not in (b"\r\n", b"\n", b""):
-                    pass
-                sock.sendall(b"0\r\n\r\n")
-                return
-            sock.sendall(b"%x\r\n" % size)
-            left = size
-            while left:
-                data = reader.take(min(left, BUFFER))
-                if not data:
-                    raise ConnectionError("client closed inside a chunk")
-                sock.sendall(data)
-                left -= len(data)
-            sock.sendall(b"\r\n")
-            reader.readline()
+        # Re-framed: extensions and trailers are dropped (a trailer must never carry what the
+        # header rules strip).
+        copy_dechunked(self.reader, sock, reframe=True)
 
     def _read_response_head(self, conn: Upstream, *, retryable: bool) -> tuple[int, Head, bytes]:
         while True:
@@ -905,27 +910,7 @@ class ProxyHandler(socketserver.BaseRequestHandler):
     def _relay_dechunked(self, conn: Upstream, head: bytes) -> None:
         """A chunked body to an HTTP/1.0 client: the data only, then the connection closes."""
         self.sock.sendall(head)
-        reader = conn.reader
-        while True:
-            line = reader.readline()
-            if not line:
-                raise ConnectionError("the upstream closed inside a chunked body")
-            try:
-                size = int(line.split(b";")[0].strip(), 16)
-            except ValueError:
-                raise BadMessage("malformed chunk size") from None
-            if size == 0:
-                while reader.readline() not in (b"\r\n", b"\n", b""):
-                    pass
-                return
-            left = size
-            while left:
-                data = reader.take(min(left, BUFFER))
-                if not data:
-                    raise ConnectionError("the upstream closed inside a chunk")
-                self.sock.sendall(data)
-                left -= len(data)
-            reader.readline()
+        copy_dechunked(conn.reader, self.sock, reframe=False)
 
     def _relay_until_close(self, conn: Upstream, head: bytes, *, rechunk: bool) -> None:
         pending: bytes | None = head
