@@ -5,11 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ._dispatch import Context, add_verb
-
-
-def _workspace_arg(p) -> None:
-    p.add_argument("--workspace", metavar="PATH|ID",
-                   help="the workspace (default: the run's, else the one containing the cwd)")
+from .harness_verbs import _workspace_arg
 
 
 def register(sub, common) -> None:
