@@ -18,6 +18,8 @@ commands:
             --keep-workspace PATH / --use-template PATH
   config    show, or set KEY=VALUE: skills.<s>, cli.<tool>.enabled,
             cli.<tool>.groups.<group>
+  stickers  sticker packs: list, show PACK, import DIR|ZIP, enable [--pack ID]
+            [--apply --digest D], disable, status
   studio    start, stop, restart, status, logs of the workspace's Studio web surface
   proxy     serve ready Studio surfaces on 127.0.0.1 by Host (oa-surface-<id>.localhost)
   source    preview or apply (--digest D) a merge from the workspace's template
@@ -37,6 +39,7 @@ examples:
   alice-harness upgrade --apply --digest 3f2a...
   alice-harness upgrade --bundle ~/bundles/alice-1.1 --apply
   alice-harness config set cli.alice-inbox.enabled=false
+  alice-harness stickers import ~/packs/cats.zip && alice-harness stickers enable --pack cats
   alice-harness studio start --workspace notes && alice-harness proxy --port 8780
   alice-harness source preview --to v2.0 && alice-harness source apply --digest 9c1e...
 
@@ -49,6 +52,7 @@ environment: OPENALICE_HOME, ALICE_HARNESS_BUNDLE, ALICE_NOW, NO_COLOR
 _VERBS = "openalice.cli.harness_verbs"
 TOOL = Tool(name="alice-harness", help=HELP, verbs={
     "status": _VERBS, "upgrade": _VERBS, "config": _VERBS,
+    "stickers": "openalice.cli.harness_stickers",
     "studio": "openalice.cli.harness_studio",
     "proxy": "openalice.cli.harness_proxy",
     "source": "openalice.cli.harness_source",

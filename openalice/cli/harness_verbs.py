@@ -138,7 +138,7 @@ def _status_text(w: dict) -> str:
     return "\n".join(lines)
 
 
-def _change_line(item: dict) -> str:
+def change_line(item: dict) -> str:
     copies = f" (+{len(item['copies'])} cop{'y' if len(item['copies']) == 1 else 'ies'})" if item.get("copies") else ""
     return f"  {item['status']:<10} {item['operation']:<7} {item['path']}{copies}  {item['reason']}"
 
@@ -151,11 +151,11 @@ def _preview_text(p: dict) -> str:
     s = p["summary"]
     lines.append(f"  {s['ready']} ready, {s['merged']} merged, {s['preserved']} preserved, "
                  f"{s['conflicts']} conflicts, {s['unchanged']} unchanged")
-    lines += [_change_line(i) for i in p["changes"]]
-    lines += [_change_line(i) for i in p["preserved"]]
+    lines += [change_line(i) for i in p["changes"]]
+    lines += [change_line(i) for i in p["preserved"]]
     for item in p["conflicts"]:
         resolve = "--keep-workspace" + (" or --use-template" if item["canUseTemplate"] else " only")
-        lines.append(_change_line(item) + f"  [{resolve}]")
+        lines.append(change_line(item) + f"  [{resolve}]")
     lines += [f"  blocked: {b['message']}" for b in p["blockers"]]
     lines += [f"  note: {n}" for n in p.get("notes", [])]
     lines.append(f"  digest: {p['digest']}")

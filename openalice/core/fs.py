@@ -26,14 +26,14 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from . import locks
-from .errors import AliceError, InvalidInput, NotFound, OperationalError
+from .errors import AliceError, Conflict, InvalidInput, NotFound, OperationalError
 
 __all__ = [
     "TEMP_PREFIX", "ensure_dir", "atomic_write_bytes", "atomic_write_text",
-    "atomic_write_json", "dump_json", "read_bytes", "read_text", "read_json",
+    "atomic_write_json", "atomic_write_many", "dump_json", "read_bytes", "read_text", "read_json",
     "locked_update_json", "locked_file", "sweep_temp_files", "fsync_dir",
     "create_exclusive", "remove_file", "move_file", "remove_empty_dir", "ensure_private_dir",
-    "open_state_file", "set_aside", "explain_os_error",
+    "open_state_file", "set_aside", "explain_os_error", "staged_dir",
 ]
 
 TEMP_PREFIX = ".tmp-"
@@ -186,6 +186,16 @@ def ensure_private_dir(path: os.PathLike | str) -> Path:
     return p
 
 
+def _kept_mode(target: Path) -> int:
+    """The existing file's permissions, else 0666 & ~umask."""
+    try:
+        return os.stat(target).st_mode & 0o7777
+    except FileNotFoundError:
+        return 0o666 & ~_umask()
+    except OSError as exc:
+        raise OperationalError(f"cannot stat: {exc.strerror}", file=target) from exc
+
+
 def atomic_write_bytes(path: os.PathLike | str, data: bytes, *, mode: int | None = None,
                        durable: bool = True, dir_mode: int = 0o700) -> None:
     """Replace ``path`` with ``data`` atomically.
@@ -198,12 +208,7 @@ def atomic_write_bytes(path: os.PathLike | str, data: bytes, *, mode: int | None
     directory = target.parent
     ensure_dir(directory, dir_mode)
     if mode is None:
-        try:
-            mode = os.stat(target).st_mode & 0o7777
-        except FileNotFoundError:
-            mode = 0o666 & ~_umask()
-        except OSError as exc:
-            raise OperationalError(f"cannot stat: {exc.strerror}", file=target) from exc
+        mode = _kept_mode(target)
     try:
         fd, tmp = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{target.name}.", dir=directory)
     except OSError as exc:
@@ -231,6 +236,55 @@ def atomic_write_bytes(path: os.PathLike | str, data: bytes, *, mode: int | None
             except OSError:
                 pass
     if durable:
+        fsync_dir(directory)
+
+
+def atomic_write_many(items: list[tuple[os.PathLike | str, bytes]], *, dir_mode: int = 0o700,
+                      after_each: Callable[[int], None] | None = None) -> None:
+    """Replace each path with its bytes, each atomically, with the fsyncs batched:
+    every temp file is written and fsynced first, then each is renamed over its
+    target in order (``after_each(n)`` runs after the n-th rename), then each
+    directory is fsynced once.  A crash leaves every target old or new, plus
+    at worst temp files :func:`sweep_temp_files` removes.  Modes are kept from
+    the old files, else 0666 & ~umask (never for secrets: use
+    :func:`atomic_write_bytes` with ``mode=0o600``)."""
+    staged: list[tuple[str, Path]] = []
+    try:
+        for path, data in items:
+            target = Path(path)
+            ensure_dir(target.parent, dir_mode)
+            mode = _kept_mode(target)
+            try:
+                fd, tmp = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{target.name}.", dir=target.parent)
+            except OSError as exc:
+                raise OperationalError(f"cannot create temp file: {exc.strerror}", file=target) from exc
+            staged.append((tmp, target))
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+                os.fchmod(fd, mode)
+                os.fsync(fd)
+            except OSError as exc:
+                raise OperationalError(f"cannot write: {exc.strerror}", file=target) from exc
+            finally:
+                os.close(fd)
+        for n, (tmp, target) in enumerate(staged):
+            try:
+                os.replace(tmp, target)
+            except OSError as exc:
+                raise OperationalError(f"cannot write: {exc.strerror}", file=target) from exc
+            staged[n] = ("", target)
+            if after_each is not None:
+                after_each(n)
+    finally:
+        for tmp, _ in staged:
+            if tmp:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+    for directory in dict.fromkeys(target.parent for _, target in staged):
         fsync_dir(directory)
 
 
@@ -277,6 +331,47 @@ def create_exclusive(path: os.PathLike | str, data: bytes, *, mode: int = 0o644)
             pass
     fsync_dir(target.parent)
     return True
+
+
+@contextmanager
+def staged_dir(target: os.PathLike | str, *, mode: int = 0o755) -> Iterator[Path]:
+    """Build a new directory under a temp name beside ``target`` (``.tmp-<name>.*``)
+    and rename it into place, durably, when the block ends; if the block
+    raises, the temp directory is removed.  ``target`` must not exist yet
+    (Conflict).  Readers see no directory or the whole one, never a partial
+    one.  Temp directories of the same target left by a writer that died
+    more than an hour ago are removed first (the caller holds the lock that
+    serializes writers of ``target``)."""
+    import shutil
+
+    final = Path(target)
+    parent = ensure_dir(final.parent, mode)
+    for stale in parent.glob(f"{TEMP_PREFIX}{glob_escape(final.name)}.*"):
+        try:
+            if stale.is_dir() and not stale.is_symlink() and time.time() - stale.lstat().st_mtime > 3600:
+                shutil.rmtree(stale)
+        except OSError:
+            continue
+    if os.path.lexists(final):
+        raise Conflict("already exists", file=final, code="exists")
+    try:
+        tmp = Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{final.name}.", dir=parent))
+        os.chmod(tmp, mode)
+    except OSError as exc:
+        raise OperationalError(f"cannot create temp directory: {exc.strerror}", file=final) from exc
+    try:
+        yield tmp
+        fsync_dir(tmp)
+        try:
+            os.rename(tmp, final)
+        except OSError as exc:
+            if exc.errno in (errno.EEXIST, errno.ENOTEMPTY):
+                raise Conflict("already exists", file=final, code="exists") from None
+            raise OperationalError(f"cannot rename into place: {exc.strerror}", file=final) from exc
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    fsync_dir(parent)
 
 
 def remove_file(path: os.PathLike | str) -> bool:

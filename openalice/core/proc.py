@@ -21,10 +21,12 @@ __all__ = ["spawn", "start_token", "is_alive", "kill_group", "terminate_group",
            "become_subreaper", "crash_point"]
 
 
-def crash_point(step: str) -> None:
-    """Test hook (never set in production): SIGKILL this process right after ``step`` when
-    ``OPENALICE_TEST_CRASH_AFTER`` names it, so tests can prove what a crash there leaves."""
-    if os.environ.get("OPENALICE_TEST_CRASH_AFTER") == step:
+def crash_point(*steps: str) -> None:
+    """Test hook (never set in production): SIGKILL this process right here when
+    ``OPENALICE_TEST_CRASH_AFTER`` names one of ``steps``, so tests can prove what a crash
+    there leaves."""
+    wanted = os.environ.get("OPENALICE_TEST_CRASH_AFTER")
+    if wanted is not None and wanted in steps:
         os.kill(os.getpid(), signal.SIGKILL)
 
 

@@ -27,22 +27,24 @@ import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from openalice import managed
 from openalice.core import clock, fs, git
-from openalice.core.errors import Busy, Conflict, InvalidInput, Unavailable, UsageError
+from openalice.core.errors import Busy, Conflict, InvalidInput, UsageError
 
 from . import bundle as bundles
 from . import config as configs
 from . import shims, state
 
 __all__ = ["Scope", "Preview", "scope_for", "preview", "apply", "recover_workspace", "project_new_workspace",
-           "harness_store", "template_store", "load_config", "SKILL_PRIMARY", "SKILL_MIRROR", "GUIDANCE",
+           "harness_store", "template_store", "load_config", "SKILL_PRIMARY", "SKILL_MIRROR", "SKILL_MIRRORS",
+           "skill_trees", "skill_targets", "GUIDANCE",
            "GIT_EXCLUDES", "ACTIONS", "TRAILERS"]
 
 SKILL_PRIMARY = ".agents/skills/"
 SKILL_MIRROR = ".claude/skills/"
+SKILL_MIRRORS = ((SKILL_PRIMARY, SKILL_MIRROR),)   # the primary tree and its byte-identical mirror
 GUIDANCE = ("AGENTS.md", "CLAUDE.md")
 ACTIONS = ("install", "update", "remove", "restore")
 OWNERS = {"harness": "alice-harness", "template": "template"}
@@ -101,11 +103,9 @@ def load_config(root) -> configs.Config:
 
 
 def _root(ws) -> Path:
-    root = Path(ws.path)
-    if not (root / ".alice").is_dir():
-        raise Unavailable(f"workspace '{ws.id}' is not available: {root} (or its .alice/) is missing",
-                          code="workspace_unavailable", file=root)
-    return root
+    from openalice.workspaces.registry import available_root
+
+    return available_root(ws)
 
 
 # -- recovery ---------------------------------------------------------------------------------------
@@ -207,12 +207,19 @@ class Preview:
         return out
 
 
-def _skill_trees(name: str) -> list[str]:
+def skill_trees(name: str) -> list[str]:
+    """The two directories a skill is projected to (the plan's scope for it)."""
     return [f"{SKILL_PRIMARY}{name}/", f"{SKILL_MIRROR}{name}/"]
 
 
+def skill_targets(name: str, files: Mapping[str, bytes]) -> dict[str, bytes]:
+    """A skill's files as plan targets: primary paths only; ``SKILL_MIRRORS``
+    makes the plan keep the ``.claude/skills/`` copy byte-identical."""
+    return {f"{SKILL_PRIMARY}{name}/{rel}": data for rel, data in files.items()}
+
+
 def _skill_targets(skill: bundles.Skill) -> dict[str, bytes]:
-    return {f"{SKILL_PRIMARY}{skill.name}/{rel}": data for rel, data in skill.files.items()}
+    return skill_targets(skill.name, skill.files)
 
 
 def _template_of(ws, bundle: bundles.Bundle) -> bundles.Template | None:
@@ -250,13 +257,13 @@ def _bundle_plan(ws, root: Path, bundle, cfg, version: dict, baseline, now, sour
         if cfg.includes(name, bundled=name in bundled):
             targets.update(_skill_targets(bundle.skills[name]))
             included.append(name)
-    trees = [t for name in sorted(owned) for t in _skill_trees(name)]
+    trees = [t for name in sorted(owned) for t in skill_trees(name)]
     identity = {"workspaceId": ws.id, "owner": OWNERS["harness"], "scope": "bundle", "bundle": bundle.source,
                 "fromVersion": version["appliedVersion"], "toVersion": bundle.version,
                 "toRevision": bundle.revision, "config": _fingerprint(root / configs.CONFIG_FILE),
                 "included": included}
     plan = managed.make_plan(root, targets=targets, baseline=baseline, scope=trees, walk_trees=trees,
-                             mirrors=[(SKILL_PRIMARY, SKILL_MIRROR)], identity=identity)
+                             mirrors=SKILL_MIRRORS, identity=identity)
     skill_versions = {name: _skill_version(bundle.skills[name], bundle, now,
                                            version["skillVersions"].get(name)) for name in included}
     for name, entry in version["skillVersions"].items():
@@ -281,7 +288,7 @@ def _skill_plan(ws, root: Path, bundle, cfg, version: dict, baseline, scope: Sco
     if action in ("update", "restore") and not cfg.includes(name, bundled=bundled):
         raise Conflict(f"skill {name!r} is not included in this workspace; use --action install",
                        field="--skill", code="skill_not_included")
-    trees = _skill_trees(name)
+    trees = skill_trees(name)
     targets: dict[str, bytes] = {}
     force: list[str] = []
     scope_paths = list(trees)
@@ -306,7 +313,7 @@ def _skill_plan(ws, root: Path, bundle, cfg, version: dict, baseline, scope: Sco
                 "action": action, "bundle": bundle.source, "toRevision": skill.revision if skill else None,
                 "config": _fingerprint(root / configs.CONFIG_FILE)}
     plan = managed.make_plan(root, targets=targets, baseline=baseline, scope=scope_paths, walk_trees=trees,
-                             mirrors=[(SKILL_PRIMARY, SKILL_MIRROR)], force=force, identity=identity)
+                             mirrors=SKILL_MIRRORS, force=force, identity=identity)
     doc = {**version, "skillVersions": dict(version["skillVersions"])}
     if action == "remove":
         doc["skillVersions"].pop(name, None)

@@ -54,3 +54,4 @@ register_family("inbox", ("inbox.received",))
 register_family("news", ("news.ingested",))
 register_family("harness", ("harness.upgraded", "harness.recovered", "harness.config.changed",
                              "harness.source.upgraded"))
+register_family("stickers", ("stickers.imported", "stickers.applied", "stickers.recovered"))

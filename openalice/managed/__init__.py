@@ -6,6 +6,8 @@ skills and guidance, template files, sticker packs) goes through here:
     from openalice import managed
 
     store = managed.Store(root, ".alice/alice-harness-upgrade")    # baseline + transaction
+    # (or managed.JournalFile(root, ".alice/sticker-transaction.json"): one journal file, the
+    # owner's own state document as baseline)
     managed.recover(store)                                          # under the checkout lease
     plan = managed.make_plan(root, targets={path: bytes}, baseline=store.baseline(),
                              scope=[...], walk_trees=[...], mirrors=[(primary, copy)],
@@ -19,7 +21,8 @@ skills and guidance, template files, sticker packs) goes through here:
 * :mod:`.plan` — the base/local/incoming decision table, mirrors, the digest.
 * :mod:`.diff3` — the line merge that turns non-overlapping edits on both
   sides into ``merged`` instead of ``conflict`` (decides like ``git merge-file``).
-* :mod:`.transaction` — resolutions, the journaled apply, crash recovery.
+* :mod:`.transaction` — resolutions, the journaled apply, crash recovery (two
+  journal layouts: a store directory, or one journal file).
 
 Policy (which files, which scope, which state files, the lease) belongs to
 the caller; nothing here knows about skills or templates.
@@ -28,15 +31,16 @@ the caller; nothing here knows about skills or templates.
 from .diff3 import MergeResult, merge3  # noqa: F401
 from .plan import STATUSES, Item, Plan, make_plan  # noqa: F401
 from .snapshot import (  # noqa: F401
-    MISSING, Entry, check_path, content_fingerprint, file_entry, inspect, read_snapshot, walk, within,
-    write_snapshot,
+    MISSING, Entry, check_path, content_fingerprint, file_entry, hashed_entry, inspect, read_snapshot, walk,
+    within, write_snapshot,
 )
 from .transaction import (  # noqa: F401
-    Applied, Commit, Recovery, StalePlan, Store, apply_plan, recover, resolve,
+    Applied, Commit, JournalFile, Recovery, RecoveryRefused, StalePlan, Store, apply_plan, recover, resolve,
 )
 
 __all__ = [
     "MergeResult", "merge3", "STATUSES", "Item", "Plan", "make_plan", "MISSING", "Entry", "check_path",
-    "content_fingerprint", "file_entry", "inspect", "read_snapshot", "walk", "within", "write_snapshot",
-    "Applied", "Commit", "Recovery", "StalePlan", "Store", "apply_plan", "recover", "resolve",
+    "content_fingerprint", "file_entry", "hashed_entry", "inspect", "read_snapshot", "walk", "within",
+    "write_snapshot", "Applied", "Commit", "JournalFile", "Recovery", "RecoveryRefused", "StalePlan", "Store",
+    "apply_plan", "recover", "resolve",
 ]

@@ -145,14 +145,18 @@ def _mirror_maps(mirrors: Sequence[tuple[str, str]]):
     return copies_of, primary_of
 
 
-def make_plan(root: os.PathLike | str, *, targets: Mapping[str, bytes], baseline: Mapping[str, Entry],
+def make_plan(root: os.PathLike | str, *, targets: Mapping[str, bytes | Entry], baseline: Mapping[str, Entry],
               scope: Iterable[str], walk_trees: Iterable[str] = (), mirrors: Sequence[tuple[str, str]] = (),
-              force: Iterable[str] = (), identity: Mapping | None = None) -> Plan:
+              force: Iterable[str] = (), identity: Mapping | None = None, merge: bool = True) -> Plan:
     """Decide every managed file in ``scope``.
 
-    ``targets`` maps primary paths to the bytes they should hold; a path in
-    scope that the baseline knows but ``targets`` does not is to be removed.
-    ``walk_trees`` are searched for files nobody manages (listed as preserved).
+    ``targets`` maps primary paths to the bytes they should hold (or to their
+    :func:`~.snapshot.file_entry`, when the caller has hashed them already); a
+    path in scope that the baseline knows but ``targets`` does not is to be
+    removed.  ``walk_trees`` are searched for files nobody manages (listed as
+    preserved).  ``merge=False`` makes every file changed on both sides a
+    conflict (an owner whose files are not line-merged, or whose baseline
+    holds only fingerprints).
     """
     root = Path(root)
     scope = tuple(sorted(set(scope)))
@@ -177,7 +181,8 @@ def make_plan(root: os.PathLike | str, *, targets: Mapping[str, bytes], baseline
         locations = (primary, *copies_of(primary))
         bases = tuple(baseline.get(loc, MISSING) for loc in locations)
         locals_ = tuple(inspect(root, loc, safe_dirs=safe_dirs) for loc in locations)
-        incoming = file_entry(targets.get(primary))
+        target = targets.get(primary)
+        incoming = target if isinstance(target, Entry) else file_entry(target)
         unmanaged = incoming.kind == "missing" and all(b.kind == "missing" for b in bases)
         if unmanaged and len(locations) > 1:
             # Files nobody manages: one preserved item per location that exists.
@@ -187,7 +192,7 @@ def make_plan(root: os.PathLike | str, *, targets: Mapping[str, bytes], baseline
             continue
         if unmanaged and locals_[0].kind == "missing":
             continue
-        items.append(_decide(primary, locations[1:], bases, locals_, incoming, primary in forced))
+        items.append(_decide(primary, locations[1:], bases, locals_, incoming, primary in forced, merge))
     items.sort(key=lambda i: i.path)
     ident = dict(identity or {})
     digest = _digest(ident, scope, items)
@@ -203,7 +208,7 @@ def _digest(identity: dict, scope: tuple[str, ...], items: list[Item]) -> str:
 
 
 def _text(entry: Entry) -> str | None:
-    if entry.kind != "file" or b"\x00" in entry.content:
+    if entry.kind != "file" or entry.content is None or b"\x00" in entry.content:
         return None
     try:
         return entry.content.decode("utf-8")
@@ -232,7 +237,7 @@ def _op_for(local: Entry, incoming: Entry) -> str:
 
 
 def _decide(path: str, copies: tuple[str, ...], bases: tuple[Entry, ...], locals_: tuple[Entry, ...],
-            incoming: Entry, forced: bool) -> Item:
+            incoming: Entry, forced: bool, merge: bool = True) -> Item:
     if all(l.fingerprint == incoming.fingerprint for l in locals_):   # the common case, first
         return Item(path=path, copies=copies, status="unchanged", operation="none", reason="up to date",
                     can_use_template=True, base=bases, local=locals_, incoming=incoming, result=None,
@@ -295,7 +300,7 @@ def _decide(path: str, copies: tuple[str, ...], bases: tuple[Entry, ...], locals
     # Both sides changed.
     if not can_template:
         return item("conflict", _op_for(local, incoming), f"not a regular file ({odd_one()})")
-    base_text, local_text, incoming_text = _text(base), _text(local), _text(incoming)
+    base_text, local_text, incoming_text = (_text(base), _text(local), _text(incoming)) if merge else (None,) * 3
     if base_text is not None and local_text is not None and incoming_text is not None:
         merged = diff3.merge3(base_text, local_text, incoming_text)
         if merged.clean:
@@ -311,5 +316,5 @@ def _decide(path: str, copies: tuple[str, ...], bases: tuple[Entry, ...], locals
     elif incoming.kind == "missing":
         reason = "changed in the workspace, removed from the template"
     else:
-        reason = "changed on both sides (not text: no line merge)"
+        reason = "changed on both sides" + (" (not text: no line merge)" if merge else "")
     return item("conflict", _op_for(local, incoming), reason)

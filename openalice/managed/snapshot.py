@@ -38,7 +38,7 @@ from openalice.core import fs
 from openalice.core.errors import InvalidInput, OperationalError, PathEscape
 
 __all__ = [
-    "Entry", "MISSING", "SCHEMA_VERSION", "check_path", "within", "Roots", "inspect", "file_entry",
+    "Entry", "MISSING", "SCHEMA_VERSION", "check_path", "within", "Roots", "inspect", "file_entry", "hashed_entry",
     "content_fingerprint", "walk", "read_snapshot", "write_snapshot", "encode_snapshot",
 ]
 
@@ -82,6 +82,12 @@ MISSING = Entry("missing", "missing")
 
 def content_fingerprint(content: bytes | None) -> str:
     return "missing" if content is None else "file:" + hashlib.sha256(content).hexdigest()
+
+
+def hashed_entry(sha256_hex: str | None) -> Entry:
+    """A file known only by its sha256 (its bytes are not kept: a baseline that
+    records hashes, planned with ``merge=False``); None: nothing there."""
+    return MISSING if sha256_hex is None else Entry("file", "file:" + sha256_hex)
 
 
 def file_entry(content: bytes | None) -> Entry:

@@ -28,25 +28,47 @@ re-planned (and compared the digest) right before :func:`apply_plan`.  Then:
 ``committed``, or HEAD carries the trailer: only bookkeeping remains) or puts
 every touched location back as ``before`` recorded (and unstages them), so
 after a crash at any step the workspace holds the whole change or none of it.
+A rollback first checks that every touched location still holds one of the
+two sides (``before`` or what the apply wrote): one that holds neither was
+changed by someone after the crash, and recovery refuses
+(``recovery_refused``) rather than overwrite it.
+
+Two layouts of the same transaction:
+
+* :class:`Store` — ``<state_dir>/baseline.json.gz`` and
+  ``<state_dir>/transaction/`` (the harness and templates);
+* :class:`JournalFile` — one JSON file holding the journal with the touched
+  locations' ``before`` bytes (base64, null: nothing there) and ``after``
+  sha256 (null: removed); the owner keeps its baseline in its own state
+  document (stickers: ``.alice/sticker-transaction.json`` and
+  ``.alice/stickers.json``).
+
+Crash points (a test hook, never set in production):
+``OPENALICE_TEST_CRASH_AFTER=<step>`` or ``<owner>:<step>`` SIGKILLs the
+process right after ``managed-prepared``, ``managed-first-write``,
+``managed-written``, ``managed-committed`` or ``managed-finalized``.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
 import os
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from openalice.core import clock, fs, git
 from openalice.core.proc import crash_point
-from openalice.core.errors import AliceError, Conflict, InvalidInput
+from openalice.core.errors import AliceError, Conflict, InvalidInput, OperationalError
 
 from .plan import Item, Plan
-from .snapshot import Entry, check_path, inspect, read_snapshot, within, write_snapshot
+from .snapshot import MISSING, Entry, check_path, file_entry, inspect, read_snapshot, within, write_snapshot
 
-__all__ = ["Store", "Commit", "Applied", "Recovery", "apply_plan", "recover", "resolve", "StalePlan",
-           "JOURNAL_VERSION"]
+__all__ = ["Store", "JournalFile", "Commit", "Applied", "Recovery", "apply_plan", "recover", "resolve",
+           "StalePlan", "RecoveryRefused", "JOURNAL_VERSION"]
 
 JOURNAL_VERSION = 1
 PHASES = ("prepared", "committed")
@@ -58,6 +80,12 @@ class StalePlan(Conflict):
     """The workspace changed since the plan was made."""
 
     default_code = "stale_plan"
+
+
+class RecoveryRefused(Conflict):
+    """A touched location holds neither side of the interrupted transaction."""
+
+    default_code = "recovery_refused"
 
 
 @dataclass(frozen=True)
@@ -89,7 +117,8 @@ class Recovery:
 
 
 class Store:
-    """Where one owner keeps its baseline and its transaction for one workspace."""
+    """Where one owner keeps its baseline and its transaction for one workspace
+    (``<state_dir>/baseline.json.gz``, ``<state_dir>/transaction/``)."""
 
     def __init__(self, root: os.PathLike | str, state_dir: str) -> None:
         self.root = Path(root)
@@ -111,6 +140,129 @@ class Store:
         if data is None:
             return None
         return _check_journal(data, self.journal_path)
+
+    # The engine's side of a store: what a transaction writes and reads back.
+
+    def leftovers(self) -> bool:
+        """Files of a transaction whose journal never landed."""
+        return self.txn_dir.exists()
+
+    def prepare(self, journal: dict, before: Mapping[str, Entry], incoming: Mapping[str, Entry],
+                baseline: Mapping[str, Entry]) -> None:
+        if self.txn_dir.exists():
+            self.clear()  # leftovers of a transaction whose journal never landed
+        write_snapshot(self.before_path, before)
+        write_snapshot(self.incoming_path, incoming)
+        write_snapshot(self.next_baseline_path, baseline)
+        fs.atomic_write_json(self.journal_path, journal, mode=0o644, dir_mode=0o755)
+
+    def mark_committed(self, journal: dict) -> None:
+        fs.atomic_write_json(self.journal_path, journal, mode=0o644, dir_mode=0o755)
+
+    def sides(self, journal: dict) -> tuple[dict[str, Entry], dict[str, str]]:
+        """(before entries, incoming fingerprints) of the touched locations."""
+        before = read_snapshot(self.before_path, missing=None)
+        if before is None:
+            raise InvalidInput("the transaction's before snapshot is missing; cannot roll back",
+                               file=self.before_path, code="malformed_journal")
+        incoming = read_snapshot(self.incoming_path, missing=None)
+        if incoming is None:
+            raise InvalidInput("the transaction's incoming snapshot is missing; cannot roll back",
+                               file=self.incoming_path, code="malformed_journal")
+        for rel in journal["touchedPaths"]:
+            if rel not in before:
+                raise InvalidInput(f"before snapshot lacks touched path {rel!r}", file=self.before_path,
+                                   field=f"files/{rel}", code="malformed_snapshot")
+        return before, {rel: e.fingerprint for rel, e in incoming.items()}
+
+    def install_baseline(self) -> None:
+        if self.next_baseline_path.exists():
+            read_snapshot(self.next_baseline_path)  # refuse to install a damaged one
+            fs.move_file(self.next_baseline_path, self.baseline_path)
+
+    def clear(self) -> None:
+        # The journal goes first: without it nothing here is pending any more.
+        fs.remove_file(self.journal_path)
+        for path in (self.before_path, self.incoming_path, self.next_baseline_path):
+            fs.remove_file(path)
+        if self.txn_dir.exists():
+            fs.sweep_temp_files(self.txn_dir, older_than=0)
+            fs.remove_empty_dir(self.txn_dir)
+
+
+class JournalFile:
+    """A transaction kept in one JSON file, for an owner that keeps its
+    baseline in its own state document (passed to :func:`apply_plan` as
+    ``state``) rather than in a snapshot.
+
+    The journal is the :class:`Store` journal plus ``before``: {location:
+    base64 of its bytes, or null when nothing was there} and ``after``:
+    {location: sha256 hex of what the apply writes, or null when it removes
+    the file}.  Rollback needs only the ``before`` bytes; the ``after`` hashes
+    let recovery tell the apply's own writes from later edits.  Once the
+    writes are done the journal is rewritten without both sides (phase
+    ``committed``: only the state documents remain to be written)."""
+
+    MAX_BYTES = 512 * 1024 * 1024
+
+    def __init__(self, root: os.PathLike | str, journal: str) -> None:
+        check_path(journal)
+        self.root = Path(root)
+        self.journal_rel = journal
+        self.journal_path = self.root.joinpath(*journal.split("/"))
+
+    def pending(self) -> dict | None:
+        data = fs.read_json(self.journal_path, missing=None, max_bytes=self.MAX_BYTES)
+        if data is None:
+            return None
+        return _check_inline(data, self.journal_path)
+
+    def leftovers(self) -> bool:
+        return False
+
+    def prepare(self, journal: dict, before: Mapping[str, Entry], incoming: Mapping[str, Entry],
+                baseline: Mapping[str, Entry]) -> None:
+        # Written by hand around the (JSON-safe) base64 strings: json.dumps would scan megabytes of
+        # them for characters to escape.  The result is the JSON of the journal plus both sides.
+        head = json.dumps(journal, ensure_ascii=False)
+        sides = ",".join(f"{json.dumps(rel, ensure_ascii=False)}:{_b64(rel, entry)}"
+                         for rel, entry in sorted(before.items()))
+        after = {rel: None if entry.kind == "missing" else entry.fingerprint[len("file:"):]
+                 for rel, entry in sorted(incoming.items())}
+        text = f'{head[:-1]}, "before": {{{sides}}}, "after": {json.dumps(after, ensure_ascii=False)}}}\n'
+        fs.atomic_write_bytes(self.journal_path, text.encode("utf-8"), mode=0o644, dir_mode=0o755)
+
+    def mark_committed(self, journal: dict) -> None:
+        doc = {k: v for k, v in journal.items() if k not in ("before", "after")}
+        fs.atomic_write_json(self.journal_path, doc, indent=None, mode=0o644, dir_mode=0o755)
+
+    def sides(self, journal: dict) -> tuple[dict[str, Entry], dict[str, str]]:
+        before = {}
+        for rel, text in journal["before"].items():
+            before[rel] = MISSING if text is None else file_entry(base64.b64decode(text))
+        after = {rel: "missing" if sha is None else f"file:{sha}" for rel, sha in journal["after"].items()}
+        return before, after
+
+    def install_baseline(self) -> None:
+        pass  # the owner's state document is its baseline
+
+    def clear(self) -> None:
+        fs.remove_file(self.journal_path)
+        fs.sweep_temp_files(self.journal_path.parent, older_than=0, target=self.journal_path.name)
+
+
+def _b64(rel: str, entry: Entry) -> str:
+    """The JSON value of one ``before`` entry: a base64 string, or null."""
+    if entry.kind == "missing":
+        return "null"
+    if entry.kind != "file":   # never touched: the plan refuses to write through one
+        raise OperationalError(f"{rel}: cannot journal a non-regular entry ({entry.detail})")
+    return '"' + base64.b64encode(entry.content).decode("ascii") + '"'
+
+
+def _crash_point(step: str, owner: str) -> None:
+    # Test hook: right after ``step`` of any owner's transaction, or of ``owner:step``'s only.
+    crash_point(step, f"{owner}:{step}")
 
 
 def _check_journal(data: object, path: Path) -> dict:
@@ -153,6 +305,45 @@ def _check_journal(data: object, path: Path) -> dict:
         if data.get(key) is not None and not isinstance(data[key], str):
             raise bad("must be a string or null", key)
     return data
+
+
+_SHA256_HEX = frozenset("0123456789abcdef")
+
+
+def _check_inline(data: object, path: Path) -> dict:
+    """A :class:`JournalFile` journal: the common keys plus, while ``prepared``,
+    ``before`` and ``after`` for exactly the touched paths."""
+    def bad(reason: str, field: str | None = None) -> InvalidInput:
+        return InvalidInput(reason, file=path, field=field, code="malformed_journal")
+
+    if not isinstance(data, dict):
+        raise bad("journal is not a JSON object")
+    sides = {k: data[k] for k in ("before", "after") if k in data}
+    journal = _check_journal({k: v for k, v in data.items() if k not in sides}, path)
+    if journal["phase"] == "committed":
+        return journal
+    touched = set(journal["touchedPaths"])
+    for key in ("before", "after"):
+        side = sides.get(key)
+        if not isinstance(side, dict):
+            raise bad("missing" if side is None else "must be an object", key)
+        for rel in sorted(touched - set(side)):
+            raise bad("a touched path is missing", f"{key}/{rel}")
+        for rel in sorted(set(side) - touched):
+            raise bad("not a touched path", f"{key}/{rel}")
+    for rel, text in sides["before"].items():
+        if text is not None:
+            try:
+                if not isinstance(text, str):
+                    raise ValueError
+                base64.b64decode(text, validate=True)
+            except (ValueError, binascii.Error):
+                raise bad("must be base64 bytes or null", f"before/{rel}") from None
+    for rel, sha in sides["after"].items():
+        if sha is not None and not (isinstance(sha, str) and len(sha) == 64 and set(sha) <= _SHA256_HEX):
+            raise bad("must be a sha256 (64 lowercase hex digits) or null", f"after/{rel}")
+    journal.update(sides)
+    return journal
 
 
 # -- resolutions ------------------------------------------------------------------------------------
@@ -243,11 +434,16 @@ def _next_baseline(plan: Plan, skipped: set[str]) -> dict[str, Entry]:
     return out
 
 
-def apply_plan(plan: Plan, store: Store, *, keep: Sequence[str] = (), use: Sequence[str] = (),
+def apply_plan(plan: Plan, store: Store | JournalFile, *, keep: Sequence[str] = (), use: Sequence[str] = (),
                unresolved: str = "refuse", commit: Commit | None = None,
-               state: Mapping[str, dict] | None = None, owner: str, meta: Mapping | None = None,
-               now: datetime, prune_within: Iterable[str] | None = None) -> Applied:
-    """Apply ``plan`` (see the module docstring for the steps)."""
+               state: Mapping[str, dict] | Callable[[dict[str, Entry]], Mapping[str, dict]] | None = None,
+               owner: str, meta: Mapping | None = None, now: datetime,
+               prune_within: Iterable[str] | None = None) -> Applied:
+    """Apply ``plan`` (see the module docstring for the steps).
+
+    ``state`` maps workspace paths to the JSON documents written when the
+    transaction finishes; a callable gets the next baseline and returns them
+    (an owner whose state document *is* its baseline)."""
     if store.journal_path.exists():
         raise Conflict("an interrupted transaction is pending; recover it first", file=store.journal_path,
                        code="transaction_pending")
@@ -259,40 +455,45 @@ def apply_plan(plan: Plan, store: Store, *, keep: Sequence[str] = (), use: Seque
             raise StalePlan(f"{loc} changed since the plan was made; preview again", field=loc)
     baseline = _next_baseline(plan, skipped)
     touched = sorted({loc for loc, _ in writes})
-    state = dict(state or {})
+    state = dict((state(baseline) if callable(state) else state) or {})
     prune = sorted(set(prune_within if prune_within is not None else plan.scope))
-    in_git = git.work_tree(store.root) is not None
+    in_git = commit is not None and git.work_tree(store.root) is not None
     journal = {"schemaVersion": JOURNAL_VERSION, "owner": owner, "planDigest": plan.digest,
                "touchedPaths": touched, "preparedAt": clock.to_iso(now), "phase": "prepared",
                "meta": dict(meta or {}), "state": {k: dict(v) for k, v in state.items()},
-               "commitTrailer": commit.trailer if commit is not None and in_git else None,
+               "commitTrailer": commit.trailer if in_git else None,
                "pruneWithin": prune}
-    if store.txn_dir.exists():
-        _clear_transaction(store)  # leftovers of a transaction whose journal never landed
-    write_snapshot(store.before_path, {loc: planned_local[loc] for loc in touched})
-    write_snapshot(store.incoming_path, dict(writes))
-    write_snapshot(store.next_baseline_path, baseline)
-    fs.atomic_write_json(store.journal_path, journal, mode=0o644, dir_mode=0o755)
-    crash_point("managed-prepared")
+    store.prepare(journal, {loc: planned_local[loc] for loc in touched}, dict(writes), baseline)
+    _crash_point("managed-prepared", owner)
 
-    for n, (loc, entry) in enumerate(writes):
-        _put(store.root, loc, entry, prune)
+    # Files first, in one batch (their fsyncs together, each directory synced once), then removals
+    # (so pruning never meets a directory a write still fills).
+    files = [(store.root.joinpath(*loc.split("/")), entry.content) for loc, entry in writes if entry.kind == "file"]
+    removals = [loc for loc, entry in writes if entry.kind != "file"]
+
+    def first_write(n: int) -> None:
         if n == 0:
-            crash_point("managed-first-write")
-    crash_point("managed-written")
+            _crash_point("managed-first-write", owner)
+
+    fs.atomic_write_many(files, dir_mode=0o755, after_each=first_write)
+    for n, loc in enumerate(removals):
+        _put(store.root, loc, MISSING, prune)
+        if n == 0 and not files:
+            first_write(0)
+    _crash_point("managed-written", owner)
 
     sha = None
-    if commit is not None and in_git and touched:
+    if in_git and touched:
         try:
             sha = git.commit_paths(store.root, touched, commit.subject, body=commit.body,
                                    trailers={commit.trailer: plan.digest})
         except git.GitError:
-            _roll_back(store, journal)
+            _roll_back(store, store.pending())
             raise
-        crash_point("managed-committed")
+        _crash_point("managed-committed", owner)
     journal["phase"] = "committed"
     journal["commit"] = sha
-    fs.atomic_write_json(store.journal_path, journal, mode=0o644, dir_mode=0o755)
+    store.mark_committed(journal)
     _finalize(store, journal)
     return Applied(digest=plan.digest, changed=touched, kept=sorted(kept), commit=sha, baseline=baseline)
 
@@ -329,61 +530,62 @@ def _prune(root: Path, rel: str, prune: Sequence[str]) -> None:
         parts.pop()
 
 
-def _finalize(store: Store, journal: dict) -> None:
+def _finalize(store: Store | JournalFile, journal: dict) -> None:
     _sweep_temps(store.root, journal["state"])
-    if store.next_baseline_path.exists():
-        read_snapshot(store.next_baseline_path)  # refuse to install a damaged one
-        fs.move_file(store.next_baseline_path, store.baseline_path)
+    store.install_baseline()
     for rel, doc in sorted(journal["state"].items()):
         if "commit" in doc and doc["commit"] is None:
             doc = {**doc, "commit": journal.get("commit")}
             if doc["commit"] is None:
                 del doc["commit"]
         fs.atomic_write_json(store.root.joinpath(*rel.split("/")), doc, mode=0o644, dir_mode=0o755)
-    crash_point("managed-finalized")
-    _clear_transaction(store)
+    _crash_point("managed-finalized", journal["owner"])
+    store.clear()
 
 
-def _clear_transaction(store: Store) -> None:
-    # The journal goes first: without it nothing here is pending any more.
-    fs.remove_file(store.journal_path)
-    for path in (store.before_path, store.incoming_path, store.next_baseline_path):
-        fs.remove_file(path)
-    if store.txn_dir.exists():
-        fs.sweep_temp_files(store.txn_dir, older_than=0)
-        fs.remove_empty_dir(store.txn_dir)
-
-
-def _roll_back(store: Store, journal: dict) -> None:
-    before = read_snapshot(store.before_path, missing=None)
-    if before is None:
-        raise InvalidInput("the transaction's before snapshot is missing; cannot roll back",
-                           file=store.before_path, code="malformed_journal")
+def _roll_back(store: Store | JournalFile, journal: dict) -> None:
+    """Put every touched location back as ``before`` recorded; refuse, touching
+    nothing, when one holds neither side (someone changed it since)."""
+    before, after = store.sides(journal)
     prune = journal["pruneWithin"]
     _sweep_temps(store.root, journal["touchedPaths"])
+    restore, foreign = [], []
     for rel in journal["touchedPaths"]:
-        entry = before.get(rel)
-        if entry is None:
-            raise InvalidInput(f"before snapshot lacks touched path {rel!r}", file=store.before_path,
-                               field=f"files/{rel}", code="malformed_snapshot")
+        entry = before[rel]
         if entry.kind == "other":
             continue  # never written: a conflict that could not use the template
-        if inspect(store.root, rel).fingerprint != entry.fingerprint:
-            _put(store.root, rel, entry, prune)
+        current = inspect(store.root, rel)
+        if current.fingerprint == entry.fingerprint:
+            continue
+        if current.fingerprint != after.get(rel):
+            foreign.append({"path": rel, "current": current.fingerprint, "before": entry.fingerprint,
+                            "after": after.get(rel)})
+        restore.append((rel, entry))
+    if foreign:
+        names = ", ".join(f["path"] for f in foreign)
+        raise RecoveryRefused(
+            f"cannot roll back the interrupted {journal['owner']} transaction: {names} "
+            f"{'holds' if len(foreign) == 1 else 'hold'} neither the bytes from before it nor the ones it "
+            "wrote (changed since the crash); nothing was touched", file=store.journal_path,
+            field=foreign[0]["path"],
+            details={"paths": foreign, "hint": "put back either version of each file (or move it away if "
+                                               "it was new), then run the command again"})
+    for rel, entry in restore:
+        _put(store.root, rel, entry, prune)
     if journal.get("commitTrailer") is not None:
         git.unstage(store.root, journal["touchedPaths"])
-    _clear_transaction(store)
+    store.clear()
 
 
-def recover(store: Store) -> Recovery | None:
+def recover(store: Store | JournalFile) -> Recovery | None:
     """Finish or undo the pending transaction of ``store``; None if there is none.
 
     The caller holds the workspace checkout lease.
     """
     journal = store.pending()
     if journal is None:
-        if store.txn_dir.exists():
-            _clear_transaction(store)
+        if store.leftovers():
+            store.clear()
         return None
     committed = journal["phase"] == "committed" or (
         journal.get("commitTrailer") is not None

@@ -35,7 +35,6 @@ timeouts are kernel timeouts (``SO_RCVTIMEO``), so a read is one system call.
 
 from __future__ import annotations
 
-import ipaddress
 import os
 import re
 import socket
@@ -46,6 +45,7 @@ import threading
 import time
 from urllib.parse import urlsplit
 
+from openalice.core.net import is_loopback_ip as is_loopback_host
 from openalice.studio import state
 
 __all__ = ["DEFAULT_PORT", "BIND_HOST", "STRIPPED_REQUEST_HEADERS", "HOP_BY_HOP", "RouteTable", "SurfaceProxy",
@@ -88,14 +88,6 @@ _REASONS = {400: "Bad Request", 404: "Not Found", 431: "Request Header Fields To
 _METHOD = re.compile(_TOKEN + rb"\Z")
 _TARGET_BAD = re.compile(rb"[\x00-\x20\x7f]")
 _SPLICE = getattr(os, "splice", None)
-
-
-def is_loopback_host(host: str) -> bool:
-    """True only for a literal loopback IP (127.0.0.0/8, ::1): no name is resolved."""
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 class RouteTable:
@@ -1126,13 +1118,12 @@ class SurfaceProxy(socketserver.ThreadingTCPServer):
 
 def make_server(port: int = DEFAULT_PORT, *, workspace: str | None = None, verbose: bool = True) -> SurfaceProxy:
     """Bind the proxy on ``127.0.0.1:port`` (never another address)."""
-    from openalice.core.errors import Unavailable
+    from openalice.core.net import listen_error
 
     try:
         return SurfaceProxy(port, workspace=workspace, verbose=verbose)
     except OSError as exc:
-        raise Unavailable(f"cannot listen on {BIND_HOST}:{port}: {exc.strerror or exc}", code="port_in_use"
-                          if getattr(exc, "errno", None) == 98 else "listen_failed") from None
+        raise listen_error(exc, BIND_HOST, port) from None
 
 
 def record_running(server: SurfaceProxy, now_iso: str) -> None:

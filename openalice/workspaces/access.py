@@ -10,10 +10,11 @@ The rule:
 
 * **Inside a headless run** (the runner set ``ALICE_RUN_ID`` and
   ``ALICE_WORKSPACE_ID``) a process writes only its own workspace; another
-  workspace, or the vault (which belongs to no workspace), is refused with
+  workspace, or the vault or the sticker pack library (which belong to no
+  workspace), is refused with
   code ``cross_workspace``, and ``--approve`` with ``approve_refused``.
 * **Everyone else** (a person, a cron job, the web gateway) may write any
-  workspace's Inbox entries, preferences and sessions, and the vault.
+  workspace's Inbox entries, preferences and sessions, the vault and the library.
 * **Issues** (scope ``issues``) are stricter for a person who stands inside
   a registered workspace: writing another workspace's issues from there
   needs ``approve`` from an attended terminal, and the change is then
@@ -39,8 +40,10 @@ from .registry import RunEnvironment, Workspace, find, run_environment
 __all__ = ["SCOPES", "Caller", "Access", "authorize_write", "git_commit"]
 
 #: What a write touches: a workspace's issues (the approval rule applies), any
-#: other workspace-owned state, or the machine's credential vault.
-SCOPES = ("issues", "workspace", "vault")
+#: other workspace-owned state, the machine's credential vault, or other
+#: machine-wide data that belongs to no workspace (the sticker pack library).
+SCOPES = ("issues", "workspace", "vault", "library")
+_NO_WORKSPACE = {"vault": "the machine's credential vault", "library": "the machine's sticker pack library"}
 
 
 @dataclass(frozen=True)
@@ -123,12 +126,12 @@ def _target_id(target: Workspace | str | None) -> str | None:
 def authorize_write(caller: Caller, target: Workspace | str | None, *, scope: str = "workspace",
                     approve: bool = False) -> Access:
     """May ``caller`` write ``target`` (a workspace or its id; None with scope
-    ``vault``)?  Returns the :class:`Access`; raises Forbidden (exit 4) with
+    ``vault`` or ``library``)?  Returns the :class:`Access`; raises Forbidden (exit 4) with
     code ``cross_workspace`` or ``approve_refused``."""
     if scope not in SCOPES:
         raise ValueError(f"unknown scope {scope!r}")
-    target_id = None if scope == "vault" else _target_id(target)
-    if scope != "vault" and target_id is None:
+    target_id = None if scope in _NO_WORKSPACE else _target_id(target)
+    if scope not in _NO_WORKSPACE and target_id is None:
         raise ValueError("a workspace write needs its target workspace")
     run = caller.run
     if run is not None:
@@ -137,8 +140,7 @@ def authorize_write(caller: Caller, target: Workspace | str | None, *, scope: st
                             "person at a terminal", code="approve_refused",
                             details={"runId": run.run_id})
         if target_id != run.workspace_id:
-            what = ("the machine's credential vault" if scope == "vault"
-                    else f"workspace `{target_id}`")
+            what = _NO_WORKSPACE.get(scope, f"workspace `{target_id}`")
             raise Forbidden(f"run {run.run_id} belongs to workspace `{run.workspace_id}` and may "
                             f"write only that workspace, not {what}", code="cross_workspace",
                             details={"runId": run.run_id, "runWorkspaceId": run.workspace_id,

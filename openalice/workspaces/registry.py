@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 from openalice.core import clock, fs, paths
-from openalice.core.errors import Conflict, InvalidInput, NotFound, UsageError
+from openalice.core.errors import Conflict, InvalidInput, NotFound, Unavailable, UsageError
 
 TEMPLATES = ("blank", "chat")
 ID_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,63}\Z")
@@ -20,7 +20,8 @@ REGISTRY_VERSION = 1
 # new workspace: each entry is "module:function", called as fn(workspace, created)
 # after the workspace is registered; it may return notes for the person.
 # Failures are reported as notes, never fatal to init.
-INIT_PROJECTORS: list[str] = ["openalice.harness.upgrade:project_new_workspace"]
+INIT_PROJECTORS: list[str] = ["openalice.harness.upgrade:project_new_workspace",
+                               "openalice.stickers.projection:project_new_workspace"]
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,16 @@ def registry_path() -> Path:
 
 def alice_dir(ws: Workspace) -> Path:
     return ws.root / ".alice"
+
+
+def available_root(ws: Workspace) -> Path:
+    """The workspace's root; Unavailable (exit 3, ``workspace_unavailable``) when
+    the directory or its ``.alice/`` is gone (a projection never recreates it)."""
+    root = ws.root
+    if not (root / ".alice").is_dir():
+        raise Unavailable(f"workspace '{ws.id}' is not available: {root} (or its .alice/) is missing",
+                          code="workspace_unavailable", file=root)
+    return root
 
 
 def _empty() -> dict:
@@ -236,6 +247,8 @@ _ALICE_GITIGNORE = b"""# Written by OpenAlice: lock and temp files beside state 
 /alice-harness-upgrade/
 /template-upgrade/
 /bin/
+# The journal of a sticker apply in flight.
+/sticker-transaction.json
 """
 
 

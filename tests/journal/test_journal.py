@@ -37,6 +37,7 @@ def test_registered_families_match_the_contract():
         "news": ("news.ingested",),
         "harness": ("harness.upgraded", "harness.recovered", "harness.config.changed",
                     "harness.source.upgraded"),
+        "stickers": ("stickers.imported", "stickers.applied", "stickers.recovered"),
     }
     assert journal.family_of("runtime.turn.tool") == "agent"
     assert journal.family_of("dev.sonner_test") is None

@@ -262,6 +262,56 @@ def test_sigkill_at_each_step_recovers_to_all_or_nothing(tmp_path, step, outcome
                 sh(root, "rev-parse", "HEAD").strip()
 
 
+def test_recovery_refuses_a_file_that_holds_neither_side_and_touches_nothing(tmp_path):
+    root = tmp_path / "ws"
+    store = setup_workspace(root, False)
+    child = run_helper(root, "managed-written", tmp_path)
+    child.communicate(timeout=60)
+    assert child.returncode == -signal.SIGKILL
+    (root / "a.md").write_text("edited after the crash\n")
+    snapshot = files(root)
+    with pytest.raises(managed.RecoveryRefused) as info:
+        managed.recover(store)
+    assert info.value.code == "recovery_refused" and info.value.field == "a.md" and info.value.exit_code == 2
+    assert info.value.details["paths"][0]["before"] == managed.content_fingerprint(b"a v1\n")
+    assert files(root) == snapshot and store.pending() is not None       # nothing touched, still pending
+    (root / "a.md").write_text("a v2\n")                                   # the apply's own bytes again
+    assert managed.recover(store).outcome == "rolled_back"
+    assert assert_whole(root, store) == "before"
+
+
+def test_a_journal_file_store_rolls_back_and_finalizes(tmp_path):
+    """The one-file layout (stickers): before bytes and after hashes in the journal,
+    the owner's state document as its baseline."""
+    root = tmp_path / "ws"
+    (root / "tree").mkdir(parents=True)
+    (root / "a.md").write_text("a v1\n")
+    store = managed.JournalFile(root, ".state/txn.json")
+    baseline = {"a.md": managed.hashed_entry(managed.content_fingerprint(b"a v1\n")[5:])}
+    plan = managed.make_plan(root, targets={"a.md": b"a v2\n", "tree/c.md": b"c\n"}, baseline=baseline,
+                             scope=SCOPE, merge=False)
+
+    def state(next_baseline):
+        return {".state/owned.json": {"files": {p: e.fingerprint for p, e in sorted(next_baseline.items())}}}
+
+    applied = managed.apply_plan(plan, store, state=state, owner="t", now=NOW)
+    assert applied.changed == ["a.md", "tree/c.md"] and not store.journal_path.exists()
+    owned = json.loads((root / ".state/owned.json").read_text())["files"]
+    assert owned == {"a.md": managed.content_fingerprint(b"a v2\n"), "tree/c.md": managed.content_fingerprint(b"c\n")}
+    # A journal as a crash leaves it: rolled back from its own before bytes.
+    plan = managed.make_plan(root, targets={"a.md": b"a v3\n"}, baseline={}, scope=SCOPE, merge=False)
+    assert plan.conflicts and "no line merge" not in plan.conflicts[0].reason    # merge=False: no merge tried
+    plan = managed.make_plan(root, targets={"a.md": b"a v3\n"},
+                             baseline={"a.md": managed.file_entry(b"a v2\n")}, scope=SCOPE, merge=False)
+    journal = {"schemaVersion": 1, "owner": "t", "planDigest": plan.digest, "touchedPaths": ["a.md"],
+               "preparedAt": "2026-11-30T09:00:00Z", "phase": "prepared", "meta": {}, "state": {},
+               "commitTrailer": None, "pruneWithin": SCOPE}
+    store.prepare(journal, {"a.md": managed.file_entry(b"a v2\n")}, {"a.md": managed.file_entry(b"a v3\n")}, {})
+    (root / "a.md").write_text("a v3\n")
+    assert managed.recover(store).outcome == "rolled_back"
+    assert (root / "a.md").read_text() == "a v2\n" and not store.journal_path.exists()
+
+
 def test_sigkill_at_random_moments_never_leaves_a_mix(tmp_path):
     rng = random.Random(42)
     many = {f"tree/f{n:03}.md": f"file {n} v2\n" for n in range(150)}
