@@ -182,10 +182,12 @@ def _live(*, sweep: bool) -> list[dict]:
     return out
 
 
-def live_runs() -> list[dict]:
+def live_runs(workspace_id: str | None = None) -> list[dict]:
     """The live runs (their markers: ``taskId``, ``workspaceId``, ``issueId``,
-    ``resumeId``?, ``createdAt``), read-only."""
-    return [{k: v for k, v in m.items() if k != "task"} for m in _live(sweep=False)]
+    ``resumeId``?, ``createdAt``), of one workspace when ``workspace_id`` is
+    given; read-only.  The check upgrades make before they change a workspace."""
+    return [{k: v for k, v in m.items() if k != "task"} for m in _live(sweep=False)
+            if workspace_id is None or m.get("workspaceId") == workspace_id]
 
 
 def admit(ws: Any, issue: Any, *, fire: str, now: datetime, capacity: int | None = None,

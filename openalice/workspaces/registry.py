@@ -188,13 +188,16 @@ def resolve(spec: str | None = None, *, cwd: os.PathLike | str | None = None,
 
 
 def init(path: os.PathLike | str = ".", *, template: str = "blank", label: str | None = None,
-         now: datetime, notes: list[str] | None = None) -> tuple[Workspace, bool]:
+         now: datetime, notes: list[str] | None = None,
+         populate: Callable[[Path], None] | None = None) -> tuple[Workspace, bool]:
     """Create (or adopt) a workspace at ``path`` and register it.
 
     Idempotent: an already registered workspace is returned unchanged with
     ``created=False``.  A path nested in another registered workspace, or one
     that contains a registered workspace, is refused.  What the projectors
     report (a file left alone, a projector that failed) is appended to ``notes``.
+    ``populate(path)``, when given, creates the directory's content (a clone)
+    after those checks and before anything is registered; if it raises, nothing is.
     """
     if template not in TEMPLATES:
         raise InvalidInput(f"unknown template {template!r} (choose {', '.join(TEMPLATES)})",
@@ -212,6 +215,8 @@ def init(path: os.PathLike | str = ".", *, template: str = "blank", label: str |
             _ensure_alice_dir(Path(real))
             return ws, False
     _refuse_nesting(real, registered)  # before anything is created on disk
+    if populate is not None:
+        populate(Path(real))
     fs.ensure_dir(target, 0o755)
     real = os.path.realpath(target)
 
