@@ -49,7 +49,10 @@ class AliceError(Exception):
 
     def __str__(self) -> str:
         where = self.location()
-        return f"{where}: {self.message}" if where else self.message
+        if not where or (self.file is None and self.message.startswith(f"{self.field} ")):
+            # "--digest must be ..." already names its field: no "--digest: " before it
+            return self.message
+        return f"{where}: {self.message}"
 
     def to_dict(self) -> dict:
         out = {"code": self.code, "message": self.message, "exit": self.exit_code}

@@ -92,3 +92,12 @@ def test_every_human_path_of_output_escapes(capsys):
     json_out = io.StringIO()
     output.emit({"text": "\x1b"}, json_mode=True, stream=json_out)
     assert '"\\u001b"' in json_out.getvalue()  # JSON keeps the value, in JSON's own escape
+
+
+def test_a_message_that_names_its_flag_is_not_prefixed_twice():
+    err = errors.UsageError("--digest must be the 64-hex digest a preview printed", field="--digest")
+    assert str(err) == "--digest must be the 64-hex digest a preview printed"
+    # a field the message does not start with is still named, and a file always is
+    assert str(errors.UsageError("must be 64 hex", field="--digest")) == "--digest: must be 64 hex"
+    assert str(errors.InvalidInput("title must be text", file="a.md", field="title")) == \
+        "a.md:title: title must be text"
