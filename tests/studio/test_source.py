@@ -418,12 +418,13 @@ def test_bad_input_and_other_refusals(cli, template, tmp_path, workspace):
 
 def test_too_old_a_git_is_refused(template, tmp_path, monkeypatch):
     from openalice.core import git as gitmod
+    from openalice.core.git import command as gitcommand
     from openalice.studio import source
 
-    monkeypatch.setattr(gitmod, "_version", (2, 37, 1))
+    monkeypatch.setattr(gitcommand, "_version", (2, 37, 1))
     with pytest.raises(gitmod.GitError) as info:
         source.create_workspace(tmp_path / "old", str(template.bare), now=None)
     assert info.value.code == "git_too_old" and "2.38" in info.value.message
     assert not (tmp_path / "old").exists()
-    monkeypatch.setattr(gitmod, "_version", None)
+    monkeypatch.setattr(gitcommand, "_version", None)
     assert gitmod.version() >= (2, 38)

@@ -70,10 +70,8 @@ class Document:
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
 
-
 def _error(line: int, message: str, path: str | None) -> FrontmatterError:
     return FrontmatterError(f"line {line}: {message}", file=path, details={"line": line})
-
 
 
 def _entries(lines: list[str], ind: list[int], record: list) -> tuple[list[Entry], str]:
@@ -98,4 +96,3 @@ def _entries(lines: list[str], ind: list[int], record: list) -> tuple[list[Entry
         prev = end
     trailer = "\n".join(lines[prev:]) + "\n" if prev < count else ""
     return entries, trailer
-

@@ -298,4 +298,3 @@ class Parser(ValueReader, QuotedReader, FlowReader):
             word = line.split(None, 1)[0]
             self.fail(i, f"directives are not supported (`{word}`)")
         self.fail(i, f"a plain value cannot start with `{c}` (quote it)")
-

@@ -8,6 +8,7 @@ import re
 from .model import MAX_BYTES, Document, FrontmatterError, _error
 from .parser import Parser
 
+
 def parse(source: bytes | str, *, max_bytes: int | None = MAX_BYTES,
           path: str | None = None) -> Document:
     """Split ``source`` into frontmatter and body and parse the frontmatter.
@@ -113,8 +114,6 @@ def _check_size(size: int, max_bytes: int, path: str | None) -> None:
                                file=path, details={"bytes": size, "limit": max_bytes})
 
 
-
-
 # C0/C1 controls, DEL, lone surrogates, non-characters, a CR without LF, and
 # the Unicode line separators that YAML 1.1 readers treat as line breaks.
 _BAD_CHARACTER = re.compile(
@@ -129,4 +128,3 @@ def _check_characters(text: str, base: int, path: str | None) -> None:
         what = "carriage return without line feed" if ch == "\r" else f"character U+{ord(ch):04X}"
         raise _error(line, f"{what} is not allowed in YAML "
                            f"(write it as an escape in a double-quoted string)", path)
-

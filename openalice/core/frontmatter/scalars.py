@@ -83,7 +83,6 @@ def _comment_at(text: str) -> int:
     return -1
 
 
-
 def _escaped(line: str, q: int) -> bool:
     """Whether the quote at ``q`` is escaped by an odd run of backslashes."""
     slashes = 0
