@@ -16,10 +16,9 @@ from .nodes import _ARR, _NUM, _OBJ, _STR, _Keyword
 from .report import Violation
 
 
-def _size_limit(keyword: str, kinds: tuple, at_least: bool, message: str):
+def _size_limit(keyword: str, kinds: tuple, at_least: bool, describe):
     """The compiler method for a keyword that bounds ``len(value)`` from below
-    (``at_least``) or above; ``message`` is formatted with ``shown`` (the
-    value rendered), ``size`` and ``limit``."""
+    (``at_least``) or above; ``describe(value, size, limit)`` is the message."""
     def method(self, node, schema, base, where):
         limit = self.count(schema, keyword, where)
         if at_least:
@@ -30,9 +29,9 @@ def _size_limit(keyword: str, kinds: tuple, at_least: bool, message: str):
                 return len(value) <= limit
 
         def collect(value, path, out):
-            if not check(value):
-                out.append(Violation(_pointer(path), where,
-                                     message.format(shown=_show(value), size=len(value), limit=limit)))
+            size = len(value)
+            if (size < limit) if at_least else (size > limit):
+                out.append(Violation(_pointer(path), where, describe(value, size, limit)))
         return _Keyword(kinds, 0, check, collect)
     method.__name__ = method.__qualname__ = f"kw_{keyword}"
     return method
@@ -57,16 +56,18 @@ def _bound(keyword: str, limit_holds, relation: str):
 class LimitKeywords:
     __slots__ = ()
 
-    kw_minLength = _size_limit("minLength", _STR, True, "{shown} is shorter than {limit} character(s)")
-    kw_maxLength = _size_limit("maxLength", _STR, False, "{shown} is longer than {limit} character(s)")
-    kw_minItems = _size_limit("minItems", _ARR, True,
-                              "array has {size} item(s), fewer than the minimum of {limit}")
-    kw_maxItems = _size_limit("maxItems", _ARR, False,
-                              "array has {size} item(s), more than the maximum of {limit}")
-    kw_minProperties = _size_limit("minProperties", _OBJ, True,
-                                   "object has {size} propert(ies), fewer than the minimum of {limit}")
-    kw_maxProperties = _size_limit("maxProperties", _OBJ, False,
-                                   "object has {size} propert(ies), more than the maximum of {limit}")
+    kw_minLength = _size_limit("minLength", _STR, True, lambda value, size, limit:
+                               f"{_show(value)} is shorter than {limit} character(s)")
+    kw_maxLength = _size_limit("maxLength", _STR, False, lambda value, size, limit:
+                               f"{_show(value)} is longer than {limit} character(s)")
+    kw_minItems = _size_limit("minItems", _ARR, True, lambda value, size, limit:
+                              f"array has {size} item(s), fewer than the minimum of {limit}")
+    kw_maxItems = _size_limit("maxItems", _ARR, False, lambda value, size, limit:
+                              f"array has {size} item(s), more than the maximum of {limit}")
+    kw_minProperties = _size_limit("minProperties", _OBJ, True, lambda value, size, limit:
+                                   f"object has {size} propert(ies), fewer than the minimum of {limit}")
+    kw_maxProperties = _size_limit("maxProperties", _OBJ, False, lambda value, size, limit:
+                                   f"object has {size} propert(ies), more than the maximum of {limit}")
 
     kw_minimum = _bound("minimum", operator.le, "less than the minimum of")
     kw_maximum = _bound("maximum", operator.ge, "greater than the maximum of")
