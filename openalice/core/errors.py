@@ -1,4 +1,4 @@
-"""Exception classes mapped to the exit codes of DESIGN §4.
+"""Exception classes, each mapped to one of the toolkit's exit codes.
 
 Every error a user can cause is an :class:`AliceError`; the CLI layer turns it
 into a message on stderr (or the JSON error envelope) and its ``exit_code``.

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import Callable
 
@@ -113,9 +114,7 @@ _unsafe_re = None
 
 def _unsafe():
     global _unsafe_re
-    if _unsafe_re is None:
-        import re
-
+    if _unsafe_re is None:     # compiled on first use, not at import
         # C0 controls but tab and newline, DEL, C1 controls, bidirectional marks and
         # overrides (text shown in another order than it is stored), lone surrogates.
         _unsafe_re = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f"

@@ -13,8 +13,10 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only (typing costs start-up time)
@@ -194,8 +196,6 @@ def launch_detached(module: str, args: Sequence[str], *, log_path: str | os.Path
     programs it starts would inherit).  A thread reaps it, so a long-lived
     caller keeps no zombie.
     """
-    from pathlib import Path
-
     package_parent = Path(__file__).resolve().parent.parent.parent
     log = open(log_path, "ab")
     try:
@@ -214,8 +214,6 @@ def reap_in_thread(child: subprocess.Popen) -> None:
     A zombie keeps its pid, but liveness checks read pid + start token, and a
     zombie has no start token.
     """
-    import threading
-
     threading.Thread(target=child.wait, name=f"reap-{child.pid}", daemon=True).start()
 
 
@@ -226,7 +224,7 @@ def become_subreaper() -> bool:
     if not sys.platform.startswith("linux"):
         return False
     try:
-        import ctypes
+        import ctypes  # lazy: 2 ms, and only Linux needs it
 
         libc = ctypes.CDLL(None, use_errno=True)
         return libc.prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER

@@ -16,6 +16,8 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
+import openalice
+
 from .errors import OperationalError
 
 __all__ = ["data_root", "data_path", "load_json", "schema", "schema_validator"]
@@ -26,8 +28,6 @@ _KINDS = ("default", "presets", "spec")
 def data_root(kind: str) -> Path:
     if kind not in _KINDS:
         raise ValueError(f"unknown data kind {kind!r}")
-    import openalice
-
     root = Path(openalice.__file__).parent / kind
     if not root.is_dir():
         raise OperationalError(f"packaged data '{kind}/' is missing from this installation",
@@ -57,6 +57,6 @@ def schema(name: str) -> dict:
 @lru_cache(maxsize=None)
 def schema_validator(name: str):
     """The compiled validator for ``spec/<name>.schema.json`` (compiled once per process)."""
-    from .schema import Validator
+    from .schema import Validator  # lazy: read verbs load resources, and only some need the validator
 
     return Validator(schema(name), source=f"spec/{name}.schema.json")

@@ -78,7 +78,7 @@ def machine_zone_key(*, environ: dict | None = None, localtime: str = _LOCALTIME
 def _iana_zone(name: str) -> tzinfo | None:
     if not _KEY_SHAPE.fullmatch(name) or name in _NOT_ZONES or name.startswith(_NOT_ZONE_DIRS):
         return None
-    from zoneinfo import ZoneInfo
+    from zoneinfo import ZoneInfo  # lazy: 4 ms at start-up; only IANA zone names need it
     try:
         return ZoneInfo(name)
     except Exception:  # ZoneInfoNotFoundError, a non-TZif file, an unreadable file
@@ -104,7 +104,7 @@ def _machine_zone(tz_var: str | None, localtime: str) -> tuple[str, tzinfo]:
         if zone is not None:
             return key, zone
     try:
-        from zoneinfo import ZoneInfo
+        from zoneinfo import ZoneInfo  # lazy: as in _iana_zone
         with open(localtime, "rb") as handle:
             return "localtime", ZoneInfo.from_file(handle, key="localtime")
     except Exception:  # missing, unreadable or not a TZif file

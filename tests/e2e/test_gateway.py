@@ -13,21 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from openalice.core.resources import schema
-from openalice.core.schema import Validator
 from tests.adapters.stubs import adapter, write_catalog, write_stub
 from tests.conftest import tool_path
 from tests.helpers.gateway import Served
+from tests.helpers.schemas import conforms
 from tests.runs.standins import StandIns
 from tests.testdata import AGENT_STREAMS
 
 CANARY = "sk-CANARY-gateway-4f3e2d1c0b9a"
-
-
-def conforms(name: str, document):
-    violations = Validator(schema(name)).errors(document)
-    assert violations == [], (name, violations, document)
-    return document
 
 
 def png_bytes(width: int = 4, height: int = 3) -> bytes:

@@ -13,10 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from openalice.core.resources import schema
-from openalice.core.schema import Validator
 from tests.adapters.stubs import adapter, calls, standard_catalog, write_catalog, write_stub
 from tests.conftest import tool_path
+from tests.helpers.schemas import conforms
 
 CANARY = "sk-CANARY-e2e-7f1d2c3b4a5968"
 
@@ -36,12 +35,6 @@ def ha(cli, cat):
     def run(*args, **kw):
         return cli("harness-adapter", *args, "--catalog", str(cat), **kw)
     return run
-
-
-def conforms(name, document):
-    violations = Validator(schema(name)).errors(document)
-    assert violations == [], violations
-    return document
 
 
 # -- verbs and state ---------------------------------------------------------

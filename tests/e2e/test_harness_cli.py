@@ -18,18 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from openalice.core import resources
-from openalice.core.schema import Validator
 from tests.harness.helpers import (GIT_ENV, LOCAL_EDIT, UPSTREAM_EDIT, edit_here_and_upstream, git, needs_git,
                                    new_bundle)
+from tests.helpers.schemas import conforms
 
 T0 = "2026-11-30T09:00:00Z"
-
-
-def check(name, doc):
-    errors = Validator(resources.schema(name), source=name).errors(doc)
-    assert errors == [], (name, errors, doc)
-    return doc
 
 
 def init(cli, path, template="chat", git_repo=False) -> dict:
@@ -42,7 +35,7 @@ def init(cli, path, template="chat", git_repo=False) -> dict:
     if git_repo:
         git(path, "add", "-A")
         git(path, "commit", "-q", "-m", "new workspace")
-    return check("workspace", r.json())["workspace"]
+    return conforms("workspace", r.json())["workspace"]
 
 
 def test_help_lists_the_verbs_with_examples(cli):
@@ -61,18 +54,18 @@ def test_the_by_hand_run_edit_merge_apply_commit(cli, tmp_path):
     ws = init(cli, tmp_path / "desk", git_repo=True)
     root = Path(ws["path"])
     status = cli("alice-harness", "status", "--json", cwd=root)
-    doc = check("harness-status", status.json())["workspaces"][0]
+    doc = conforms("harness-status", status.json())["workspaces"][0]
     assert status.returncode == 0 and doc["upToDate"] is True and doc["drift"] == []
     assert [s["state"] for s in doc["skills"]] == ["current"] * 3
 
     skill, bundle = edit_here_and_upstream(root, tmp_path)
     status = cli("alice-harness", "status", "--bundle", str(bundle), "--json", cwd=root)
-    doc = check("harness-status", status.json())["workspaces"][0]
+    doc = conforms("harness-status", status.json())["workspaces"][0]
     assert status.returncode == 3 and doc["pending"]["bundle"]["status"] == "ready"
     assert {d["path"]: d["kind"] for d in doc["drift"]} == {".agents/skills/alice/SKILL.md": "modified",
                                                            ".claude/skills/alice/SKILL.md": "copy-differs"}
     preview = cli("alice-harness", "upgrade", "--bundle", str(bundle), "--json", cwd=root)
-    p = check("harness-upgrade", preview.json())["preview"]
+    p = conforms("harness-upgrade", preview.json())["preview"]
     assert preview.returncode == 0 and p["status"] == "ready" and p["toVersion"] == "1.1.0"
     assert p["summary"]["merged"] == 1 and p["conflicts"] == []
     assert p["changes"][0]["path"] == ".agents/skills/alice/SKILL.md" and p["changes"][0]["status"] == "merged"
@@ -81,7 +74,7 @@ def test_the_by_hand_run_edit_merge_apply_commit(cli, tmp_path):
 
     applied = cli("alice-harness", "upgrade", "--bundle", str(bundle), "--apply", "--digest", p["digest"], "--json",
                   cwd=root)
-    a = check("harness-upgrade", applied.json())
+    a = conforms("harness-upgrade", applied.json())
     assert applied.returncode == 0 and a["action"] == "applied"
     assert a["result"]["changedPaths"] == [".agents/skills/alice/SKILL.md", ".claude/skills/alice/SKILL.md"]
     text = skill.read_text()
@@ -91,11 +84,11 @@ def test_the_by_hand_run_edit_merge_apply_commit(cli, tmp_path):
     assert f"OpenAlice-Harness-Upgrade: {p['digest']}" in git(root, "log", "-1", "--format=%B")
     assert git(root, "status", "--porcelain") == ""
     again = cli("alice-harness", "upgrade", "--bundle", str(bundle), "--apply", "--json", cwd=root)
-    assert check("harness-upgrade", again.json())["action"] == "noop"
+    assert conforms("harness-upgrade", again.json())["action"] == "noop"
     facts = cli("alice", "journal", "--family", "harness", "--json").json()["entries"]
     [fact] = [f for f in facts if f["type"] == "harness.upgraded"]
     assert fact["payload"]["digest"] == p["digest"] and fact["payload"]["commit"] == a["result"]["commit"]
-    check("journal-record", fact)
+    conforms("journal-record", fact)
 
 
 def test_bad_input_is_refused_with_exit_2_and_nothing_written(cli, tmp_path):
@@ -107,7 +100,7 @@ def test_bad_input_is_refused_with_exit_2_and_nothing_written(cli, tmp_path):
     def refused(*args, code, exit=2):
         r = cli("alice-harness", *args, "--json", cwd=root)
         assert r.returncode == exit, r
-        assert check("error", r.json())["error"]["code"] == code, r
+        assert conforms("error", r.json())["error"]["code"] == code, r
         return r.json()["error"]
 
     refused("upgrade", "--keep-workspace", "AGENTS.md", code="apply_required")
@@ -134,15 +127,15 @@ def test_bad_input_is_refused_with_exit_2_and_nothing_written(cli, tmp_path):
 def test_config_show_and_set(cli, tmp_path):
     ws = init(cli, tmp_path / "ws")
     root = Path(ws["path"])
-    shown = check("harness-config", cli("alice-harness", "config", "show", "--json", cwd=root).json())
+    shown = conforms("harness-config", cli("alice-harness", "config", "show", "--json", cwd=root).json())
     assert shown["exists"] is False and shown["effective"]["skills"] == {
         "alice": True, "file-delivery": True, "self-scheduling": True}
     r = cli("alice-harness", "config", "set", "cli.alice-inbox.enabled=false", "cli.alice.groups.inbox=false",
             "--json", cwd=root)
-    doc = check("harness-config", r.json())
+    doc = conforms("harness-config", r.json())
     assert [c["key"] for c in doc["changes"]] == ["cli.alice-inbox.enabled", "cli.alice.groups.inbox"]
     on_disk = json.loads((root / ".alice/alice-harness-config.json").read_text())
-    assert check("harness-config-file", on_disk) == {
+    assert conforms("harness-config-file", on_disk) == {
         "schemaVersion": 1, "cli": {"alice": {"groups": {"inbox": False}}, "alice-inbox": {"enabled": False}}}
     human = cli("alice-harness", "config", "show", cwd=root).stdout
     assert "cli.alice-inbox: disabled" in human and "groups off: inbox" in human
@@ -173,7 +166,7 @@ def test_the_shims_enforce_the_config(cli, tmp_path):
     assert refused.returncode == 4
     assert "cli.alice-inbox.enabled=false" in refused.stderr and "alice-harness-config.json" in refused.stderr
     as_json = run_shim(root, "alice-inbox", "count", "--json")
-    err = check("error", json.loads(as_json.stdout))["error"]
+    err = conforms("error", json.loads(as_json.stdout))["error"]
     assert as_json.returncode == 4 and err["code"] == "disabled_by_config" and err["field"] == "cli.alice-inbox.enabled"
     assert run_shim(root, "alice-inbox", "push", "--help").returncode == 0         # help is never gated
     # One group of alice off, the rest on.
@@ -204,7 +197,7 @@ def test_a_malformed_config_fails_closed(cli, tmp_path):
         r = cli("alice-harness", *args, "--json", cwd=root)
         assert r.returncode == 2 and r.json()["error"]["field"] == "cli.alice-inbox.enabled", r
     status = cli("alice-harness", "status", "--json", cwd=root)
-    doc = check("harness-status", status.json())["workspaces"][0]
+    doc = conforms("harness-status", status.json())["workspaces"][0]
     assert status.returncode == 3 and doc["config"]["ok"] is False
     assert '"enabled": "no"' in config.read_text()                              # never rewritten
 
@@ -218,7 +211,7 @@ def test_a_shim_whose_target_is_gone_says_how_to_fix_it(cli, tmp_path):
     path.write_bytes(shims.render(root, "alice", target_dir=tmp_path / "uninstalled"))
     r = run_shim(root, "alice", "issue", "list")
     assert r.returncode == 3 and "is missing" in r.stderr and "alice-harness upgrade --apply" in r.stderr
-    status = check("harness-status", cli("alice-harness", "status", "--json", cwd=root).json())
+    status = conforms("harness-status", cli("alice-harness", "status", "--json", cwd=root).json())
     assert status["workspaces"][0]["shims"]["problems"] == [".alice/bin/alice is out of date"]
     assert cli("alice-harness", "upgrade", "--apply", cwd=root).returncode == 0   # rewrites the shims
     assert run_shim(root, "alice", "issue", "list").returncode == 0
@@ -296,7 +289,7 @@ def test_a_killed_apply_is_recovered_by_the_next_harness_command(cli, tmp_path):
     assert killed.returncode == -signal.SIGKILL
     assert (root / ".alice/alice-harness-upgrade/transaction/journal.json").exists()
     status = cli("alice-harness", "status", "--bundle", str(bundle), "--json", cwd=root)
-    doc = check("harness-status", status.json())["workspaces"][0]
+    doc = conforms("harness-status", status.json())["workspaces"][0]
     assert any("rolled_back" in p for p in doc["problems"]), doc
     assert {p: (root / p).read_bytes() for p in before} == before          # none of it
     assert (root / ".alice/alice-harness-version.json").read_bytes() == version_before
@@ -307,7 +300,7 @@ def test_a_killed_apply_is_recovered_by_the_next_harness_command(cli, tmp_path):
     killed = cli("alice-harness", "upgrade", "--bundle", str(bundle), "--apply", cwd=root,
                  env={"OPENALICE_TEST_CRASH_AFTER": "managed-finalized"})
     assert killed.returncode == -signal.SIGKILL
-    preview = check("harness-upgrade", cli("alice-harness", "upgrade", "--bundle", str(bundle), "--json",
+    preview = conforms("harness-upgrade", cli("alice-harness", "upgrade", "--bundle", str(bundle), "--json",
                                            cwd=root).json())
     assert preview["recovered"][0]["outcome"] == "finalized"        # the whole change
     assert preview["preview"]["status"] == "current"
@@ -328,7 +321,7 @@ def test_a_crash_after_the_commit_finalizes_only_the_scoped_skill(cli, tmp_path)
     assert killed.returncode == -signal.SIGKILL
     assert "OpenAlice-Harness-Upgrade" in git(root, "log", "-1", "--format=%B")
     assert cli("alice-harness", "status", "--json", cwd=root).returncode in (0, 3)
-    new = check("harness-version", json.loads((root / ".alice/alice-harness-version.json").read_text()))
+    new = conforms("harness-version", json.loads((root / ".alice/alice-harness-version.json").read_text()))
     assert new["skillVersions"]["alice"]["revision"] != old["skillVersions"]["alice"]["revision"]
     assert new["skillVersions"]["file-delivery"] == old["skillVersions"]["file-delivery"]
     assert new["appliedVersion"] == old["appliedVersion"]
@@ -372,7 +365,7 @@ def test_doctor_reports_stale_and_drifted_harness_files(cli, tmp_path):
 
     def harness_findings(**env):
         r = cli("alice", "doctor", "--json", env=env)
-        doc = check("doctor", r.json())
+        doc = conforms("doctor", r.json())
         return [f for f in doc["findings"] if f["check"] == "harness"]
 
     [ok] = harness_findings()
@@ -413,7 +406,7 @@ def test_damaged_state_files_are_refused_naming_the_file(cli, tmp_path):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(content)
         r = cli("alice-harness", "upgrade", "--bundle", str(bundle_dir), "--apply", "--json", cwd=root)
-        err = check("error", r.json())["error"]
+        err = conforms("error", r.json())["error"]
         assert r.returncode == 2 and err["code"] == code and err["file"] == str(path), r
         assert skill.read_bytes() == before                # nothing written
         if original is None:

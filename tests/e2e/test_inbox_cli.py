@@ -7,17 +7,10 @@ import os
 from pathlib import Path
 
 import pytest
+from tests.helpers.schemas import conforms
 
-from openalice.core.resources import schema
-from openalice.core.schema import Validator
 
 NOW = "2026-11-30T09:00:00Z"
-
-
-def check(name, document):
-    errors = Validator(schema(name), source=name).errors(document)
-    assert errors == [], (name, errors, document)
-    return document
 
 
 def sha(data: bytes) -> str:
@@ -31,9 +24,9 @@ def home() -> Path:
 def check_disk():
     inbox_dir = home() / "data" / "inbox"
     for line in (inbox_dir / "entries.jsonl").read_bytes().splitlines():
-        check("inbox-entry", json.loads(line))
+        conforms("inbox-entry", json.loads(line))
     if (inbox_dir / "read-state.json").exists():
-        check("inbox-read-state", json.loads((inbox_dir / "read-state.json").read_text()))
+        conforms("inbox-read-state", json.loads((inbox_dir / "read-state.json").read_text()))
 
 
 @pytest.fixture
@@ -51,7 +44,7 @@ def push(cli, ws, body, *extra, env=None):
     r = cli("alice-inbox", "push", "--body", body, "--json", *extra, cwd=ws,
             env={"ALICE_NOW": NOW, **(env or {})})
     assert r.returncode == 0, r
-    return check("inbox-push", r.json())
+    return conforms("inbox-push", r.json())
 
 
 def test_push_three_references_and_show_tells_the_truth(cli, ws):
@@ -65,7 +58,7 @@ def test_push_three_references_and_show_tells_the_truth(cli, ws):
     assert "[[leak/secret.txt]] is unavailable (path_escape)" in r.stderr
     assert "[[../secret.txt]] is not a file reference (dotdot)" in r.stderr
 
-    shown = check("inbox-show", cli("alice-inbox", "show", entry_id, "--json").json())
+    shown = conforms("inbox-show", cli("alice-inbox", "show", entry_id, "--json").json())
     assert shown["entry"]["body"] == body and shown["entry"]["origin"] == {"kind": "manual"}
     assert shown["entry"]["ts"] == 1796029200000 and shown["entry"]["read"] is False
     assert shown["entry"]["fileRevisions"] == {"reports/close.md": sha(b"# Close\n")}
@@ -88,7 +81,7 @@ def test_push_body_sources_and_refusals(cli, ws, tmp_path):
     f.write_text("from a file [[reports/close.md]]\n")
     r = cli("alice-inbox", "push", "--body-file", str(f), "--json", cwd=ws)
     assert r.returncode == 0, r
-    got = check("inbox-push", r.json())
+    got = conforms("inbox-push", r.json())
     body = cli("alice-inbox", "show", got["id"], "--json").json()["entry"]["body"]
     assert body == "from a file [[reports/close.md]]"  # one trailing newline dropped
     r = cli("alice-inbox", "push", "--body-file", "-", "--json", input="from stdin\n\n", cwd=ws)
@@ -138,7 +131,7 @@ def test_push_inside_a_run(cli, ws, tmp_path):
         r = cli("alice-inbox", verb, foreign, "--json", env=env)
         assert r.returncode == 4, (verb, r)
     r = cli("alice-inbox", "mark-all-read", "--json", env=env)
-    assert r.returncode == 0 and check("inbox-mark-all-read", r.json())["marked"] == 1
+    assert r.returncode == 0 and conforms("inbox-mark-all-read", r.json())["marked"] == 1
     assert cli("alice-inbox", "count", "--json").json()["unread"] == 1  # the foreign one
     check_disk()
 
@@ -146,13 +139,13 @@ def test_push_inside_a_run(cli, ws, tmp_path):
 def test_list_pages_filters_and_human_output(cli, ws, tmp_path):
     ids = [push(cli, ws, f"report {i}")["id"] for i in range(5)]
     assert ids == sorted(ids)
-    page = check("inbox-list", cli("alice-inbox", "list", "--limit", "3", "--json").json())
+    page = conforms("inbox-list", cli("alice-inbox", "list", "--limit", "3", "--json").json())
     assert [e["id"] for e in page["entries"]] == ids[::-1][:3]
     assert page["hasMore"] is True and page["nextBefore"] == ids[2]
-    rest = check("inbox-list", cli("alice-inbox", "list", "--before", ids[2], "--json").json())
+    rest = conforms("inbox-list", cli("alice-inbox", "list", "--before", ids[2], "--json").json())
     assert [e["id"] for e in rest["entries"]] == [ids[1], ids[0]] and not rest["hasMore"]
     unknown = cli("alice-inbox", "list", "--before", "inbox-0000000000000-00000000", "--json")
-    assert check("inbox-list", unknown.json())["entries"] == []
+    assert conforms("inbox-list", unknown.json())["entries"] == []
     assert cli("alice-inbox", "read", ids[4]).returncode == 0
     unread = cli("alice-inbox", "list", "--unread", "--json").json()
     assert [e["id"] for e in unread["entries"]] == ids[3::-1]
@@ -174,12 +167,12 @@ def test_malformed_lines_never_break_a_listing(cli, ws):
         fh.write(b"{oops\n")
     b = push(cli, ws, "second")["id"]
     r = cli("alice-inbox", "list", "--json")
-    doc = check("inbox-list", r.json())
+    doc = conforms("inbox-list", r.json())
     assert [e["id"] for e in doc["entries"]] == [b, a]
     assert doc["problems"][0]["reason"].startswith("malformed line")
     human = cli("alice-inbox", "list")
     assert human.returncode == 0 and "skipped line at byte" in human.stderr
-    count = check("inbox-count", cli("alice-inbox", "count", "--json").json())
+    count = conforms("inbox-count", cli("alice-inbox", "count", "--json").json())
     assert (count["total"], count["unread"]) == (2, 2)
     assert count["problems"][0]["reason"].startswith("malformed line")
     assert cli("alice-inbox", "show", b, "--json").returncode == 0
@@ -189,12 +182,12 @@ def test_files_and_cat(cli, ws):
     (ws / "reports" / "bin.dat").write_bytes(b"\x00\x01\xff")
     entry_id = push(cli, ws, "[[reports/close.md]] [[reports/bin.dat]] [[leak/secret.txt]] "
                              "[[reports/later.md]]")["id"]
-    files = check("inbox-files", cli("alice-inbox", "files", entry_id, "--json").json())
+    files = conforms("inbox-files", cli("alice-inbox", "files", entry_id, "--json").json())
     assert [f["available"] for f in files["files"]] == [True, True, False, False]
     r = cli("alice-inbox", "cat", entry_id, "reports/close.md")
     assert (r.returncode, r.stdout) == (0, "# Close\n")
     assert "matches its published revision" in r.stderr
-    doc = check("inbox-cat", cli("alice-inbox", "cat", entry_id, "reports/bin.dat",
+    doc = conforms("inbox-cat", cli("alice-inbox", "cat", entry_id, "reports/bin.dat",
                                  "--json").json())
     assert (doc["encoding"], doc["content"], doc["matchesRevision"]) == ("base64", "AAH/", True)
     (ws / "reports" / "close.md").write_bytes(b"# Close (edited)\n")
@@ -205,7 +198,7 @@ def test_files_and_cat(cli, ws):
     assert r.returncode == 2 and r.json()["error"]["code"] == "revision_mismatch"
     r = cli("alice-inbox", "cat", entry_id, "reports/close.md", "--require-revision")
     assert r.returncode == 2 and r.stdout == ""  # nothing streamed when refused
-    doc = check("inbox-cat", cli("alice-inbox", "cat", entry_id, "reports/close.md",
+    doc = conforms("inbox-cat", cli("alice-inbox", "cat", entry_id, "reports/close.md",
                                  "--json").json())
     assert doc["matchesRevision"] is False and doc["content"] == "# Close (edited)\n"
     r = cli("alice-inbox", "cat", entry_id, "leak/secret.txt", "--json")
@@ -228,28 +221,28 @@ def test_files_and_cat(cli, ws):
     assert cli("alice", "workspace", "remove", "test-ws").returncode == 0
     r = cli("alice-inbox", "cat", entry_id, "reports/close.md", "--json")
     assert r.returncode == 3 and r.json()["error"]["code"] == "workspace_unavailable"
-    files = check("inbox-files", cli("alice-inbox", "files", entry_id, "--json").json())
+    files = conforms("inbox-files", cli("alice-inbox", "files", entry_id, "--json").json())
     assert files["workspaceAvailable"] is False
     assert {f["reason"] for f in files["files"]} == {"workspace_unavailable"}
 
 
 def test_read_state_verbs(cli, ws):
     a, b, c = (push(cli, ws, f"r{i}")["id"] for i in range(3))
-    assert check("inbox-count", cli("alice-inbox", "count", "--json").json()) == \
+    assert conforms("inbox-count", cli("alice-inbox", "count", "--json").json()) == \
         {"total": 3, "unread": 3}
     r = cli("alice-inbox", "read", a, "--json", env={"ALICE_NOW": NOW})
-    assert check("inbox-read", r.json()) == {"id": a, "read": True, "readAt": 1796029200000}
+    assert conforms("inbox-read", r.json()) == {"id": a, "read": True, "readAt": 1796029200000}
     r = cli("alice-inbox", "unread", a, "--json")
-    assert check("inbox-read", r.json()) == {"id": a, "read": False, "wasRead": True}
+    assert conforms("inbox-read", r.json()) == {"id": a, "read": False, "wasRead": True}
     cli("alice-inbox", "read", b)
     check_disk()
     r = cli("alice-inbox", "mark-all-read", "--json")
-    assert check("inbox-mark-all-read", r.json()) == {"marked": 2, "total": 3, "unread": 0}
+    assert conforms("inbox-mark-all-read", r.json()) == {"marked": 2, "total": 3, "unread": 0}
     d = push(cli, ws, "late")["id"]
     r = cli("alice-inbox", "count")
     assert r.stdout.strip() == "1 unread of 4"
     r = cli("alice-inbox", "count", "--workspace", "test-ws", "--json")
-    assert check("inbox-count", r.json()) == {"total": 4, "unread": 1, "workspaceUnread": 1}
+    assert conforms("inbox-count", r.json()) == {"total": 4, "unread": 1, "workspaceUnread": 1}
     state = json.loads((home() / "data" / "inbox" / "read-state.json").read_text())
     # a read one by one keeps its own mark; mark-all-read closed a segment through c
     assert state["segments"][-1]["through"] == c and state["unread"] == {}
@@ -258,7 +251,7 @@ def test_read_state_verbs(cli, ws):
         r = cli("alice-inbox", verb, "inbox-0000000000000-00000000", "--json")
         assert r.returncode == 2 and r.json()["error"]["code"] == "unknown_entry", verb
     r = cli("alice-inbox", "delete", b, "--json")
-    assert check("inbox-delete", r.json()) == {"id": b, "deleted": True,
+    assert conforms("inbox-delete", r.json()) == {"id": b, "deleted": True,
                                                "workspaceId": "test-ws"}
     assert b not in json.loads((home() / "data" / "inbox" / "read-state.json").read_text())[
         "read"]
@@ -269,7 +262,7 @@ def test_read_state_verbs(cli, ws):
 def test_alice_inbox_group_is_the_same_tool(cli, ws):
     r = cli("alice", "inbox", "push", "--body", "via alice", "--json", cwd=ws)
     assert r.returncode == 0
-    entry_id = check("inbox-push", r.json())["id"]
+    entry_id = conforms("inbox-push", r.json())["id"]
     assert cli("alice", "inbox", "list", "--json").json()["entries"][0]["id"] == entry_id
     assert cli("alice", "inbox", "mark-all-read", "--json").json()["unread"] == 0
     r = cli("alice", "inbox", "--help")

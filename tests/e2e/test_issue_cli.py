@@ -13,13 +13,9 @@ import pytest
 from openalice.core import frontmatter, resources
 from openalice.core.schema import Validator
 from tests.conftest import tool_path
+from tests.helpers.schemas import conforms
 
 NOW = "2026-06-01T12:00:00Z"
-
-
-def check_schema(name, doc):
-    errors = Validator(resources.schema(name)).errors(doc)
-    assert errors == [], (name, errors, doc)
 
 
 def issues_dir(ws):
@@ -71,41 +67,41 @@ def test_round_trip_keeps_fields_and_unknown_keys(alice, workspace):
 def test_json_outputs_match_their_schemas(alice, workspace):
     created = alice("issue", "create", "--title", "Daily report", "--cron", "30 8 * * 1-5",
                     "--timezone", "America/New_York", "--no-catch-up", "--json")
-    check_schema("issue-change", created.json())
+    conforms("issue-change", created.json())
     issue = created.json()["issue"]
     assert issue["when"] == {"kind": "cron", "cron": "30 8 * * 1-5", "timezone": "America/New_York",
                              "catchUp": False}
     assert issue["schedule"]["nextFireAt"] == "2026-06-01T12:30:00Z"
     assert issue["assignee"] == "@new-then-resume" and issue["workspaceId"] == "test-ws"
-    check_schema("issue-change", alice("issue", "create", "--title", "Plain", "--json").json())
-    check_schema("issue-change", alice("issue", "create", "--title", "Once", "--at",
+    conforms("issue-change", alice("issue", "create", "--title", "Plain", "--json").json())
+    conforms("issue-change", alice("issue", "create", "--title", "Once", "--at",
                                        "2026-07-01T09:00:00+02:00", "--json").json())
-    check_schema("issue-change", alice("issue", "update", "plain", "--priority", "urgent",
+    conforms("issue-change", alice("issue", "update", "plain", "--priority", "urgent",
                                        "--json").json())
     comment = alice("issue", "comment", "plain", "--body", "A *note*", "--json")
-    check_schema("issue-comment", comment.json())
+    conforms("issue-comment", comment.json())
     assert comment.json()["comment"]["author"] == "human"
-    check_schema("issue-comments", json.loads(
+    conforms("issue-comments", json.loads(
         (issues_dir(workspace) / "plain.comments.json").read_text()))
     shown = alice("issue", "show", "plain", "--json").json()
-    check_schema("issue", shown)
+    conforms("issue", shown)
     assert shown["comments"][0]["markdown"] == "A *note*"
     (issues_dir(workspace) / "broken.md").write_text("---\ntitle: 2026\n---\n")
     listing = alice("issue", "list", "--json").json()
-    check_schema("issue-list", listing)
+    conforms("issue-list", listing)
     assert [i["id"] for i in listing["issues"]] == ["daily-report", "once", "plain"]
     assert listing["invalid"][0]["id"] == "broken"
-    check_schema("issue-list", alice("issue", "list", "--all", "--status", "todo", "--json").json())
+    conforms("issue-list", alice("issue", "list", "--all", "--status", "todo", "--json").json())
     board = alice("issue", "board", "--json").json()
-    check_schema("issue-board", board)
+    conforms("issue-board", board)
     todo = next(c for c in board["columns"] if c["status"] == "todo")
     assert [i["id"] for i in todo["issues"]] == ["plain", "daily-report", "once"]  # urgent first
     validation = alice("issue", "validate", "--json")
     assert validation.returncode == 2
-    check_schema("issue-validate", validation.json())
+    conforms("issue-validate", validation.json())
     error = alice("issue", "show", "nope", "--json")
     assert error.returncode == 2
-    check_schema("error", error.json())
+    conforms("error", error.json())
     # the schemas are not vacuous
     assert Validator(resources.schema("issue-board")).errors({"columns": [], "workspaces": [],
                                                               "invalid": []})
@@ -296,7 +292,7 @@ def test_board_shows_every_workspace_and_reports_the_broken(cli, tmp_path):
     r = cli("alice", "issue", "board", "--json", env=env, cwd=tmp_path)
     assert r.returncode == 0, r
     doc = r.json()
-    check_schema("issue-board", doc)
+    conforms("issue-board", doc)
     states = {w["id"]: w["state"] for w in doc["workspaces"]}
     assert states == {"alpha": "ok", "beta": "ok", "gone": "unreadable", "old": "invalid"}
     old = next(w for w in doc["workspaces"] if w["id"] == "old")
@@ -385,7 +381,7 @@ def test_outside_every_workspace_a_caller_writes_the_workspace_it_names(cli, two
                 "--json", cwd=cwd, input="")
         assert r.returncode == 0, r
         doc = r.json()
-        check_schema("issue-change", doc)
+        conforms("issue-change", doc)
         assert doc["issue"]["workspaceId"] == "other" and doc["commit"] is None
     r = cli("alice", "issue", "update", "theirs", "--status", "in_progress", "--workspace", "other",
             "--json", cwd=away, env={"PATH": "/usr/bin:/bin", "HOME": cli.env["HOME"],
@@ -426,7 +422,7 @@ def test_approved_cross_workspace_edit_is_committed_there(cli, two):
                        "--workspace", "other", "--approve", "--json"], home, env)
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
-    check_schema("issue-change", doc)
+    conforms("issue-change", doc)
     assert doc["action"] == "updated" and len(doc["commit"]) == 40
     assert git("log", "-1", "--format=%s") == "issue(theirs): update via alice (approved)\n"
     assert git("show", "--name-only", "--format=", "HEAD").split() == [".alice/issues/theirs.md"]

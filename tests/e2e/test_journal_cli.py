@@ -8,15 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from openalice.core.resources import schema
-from openalice.core.schema import Validator
 from tests.conftest import tool_path
-
-
-def check(name, document):
-    errors = Validator(schema(name), source=name).errors(document)
-    assert errors == [], (name, errors, document)
-    return document
+from tests.helpers.schemas import conforms
 
 
 def journal_file() -> Path:
@@ -45,16 +38,16 @@ def push(cli, ws, body):
 def test_pages_cursor_filters_and_schemas(cli, workspace):
     seed()
     entry = push(cli, workspace, "# Done\nreport")
-    page = check("journal-page", cli("alice", "journal", "--json").json())
+    page = conforms("journal-page", cli("alice", "journal", "--json").json())
     assert [r["seq"] for r in page["entries"]] == [6, 5, 4, 3, 2, 1]
     assert (page["total"], page["lastSeq"], page["pageSize"]) == (6, 6, 50)
     fact = page["entries"][0]
     assert fact["type"] == "inbox.received" and fact["payload"]["inboxEntryId"] == entry
     assert fact["payload"]["summary"] == "Done" and fact["payload"]["originKind"] == "manual"
-    p2 = check("journal-page", cli("alice", "journal", "--limit", "4", "--page", "2",
+    p2 = conforms("journal-page", cli("alice", "journal", "--limit", "4", "--page", "2",
                                    "--json").json())
     assert [r["seq"] for r in p2["entries"]] == [2, 1] and p2["totalPages"] == 2
-    after = check("journal-after", cli("alice", "journal", "--after-seq", "3", "--json").json())
+    after = conforms("journal-after", cli("alice", "journal", "--after-seq", "3", "--json").json())
     assert [r["seq"] for r in after["entries"]] == [4, 5, 6] and after["lastSeq"] == 6
     fam = cli("alice", "journal", "--family", "inbox", "--json").json()
     assert [r["seq"] for r in fam["entries"]] == [6] and fam["total"] == 1
@@ -66,9 +59,9 @@ def test_pages_cursor_filters_and_schemas(cli, workspace):
     assert "#2  2026-11-30T09:00:00Z  runtime.started (after #1)" in human.stdout
     assert "page 1 of 1 (6 facts; last seq 6)" in human.stdout
     for line in journal_file().read_bytes().splitlines():
-        check("journal-record", json.loads(line))
+        conforms("journal-record", json.loads(line))
     counts = journal_file().with_name("agent-runtime.counts.json")
-    check("journal-counts", json.loads(counts.read_text()))
+    conforms("journal-counts", json.loads(counts.read_text()))
 
 
 def test_refusals(cli):
@@ -100,7 +93,7 @@ def test_follow_until_seq_and_max_wait(cli, workspace):
     seed(1)  # seq 1..3
     r = cli("alice", "journal", "--follow", "--after-seq", "1", "--until-seq", "3", "--json")
     assert r.returncode == 0, r
-    records = [check("journal-record", json.loads(line)) for line in r.stdout.splitlines()]
+    records = [conforms("journal-record", json.loads(line)) for line in r.stdout.splitlines()]
     assert [x["seq"] for x in records] == [2, 3]
     assert "following the activity journal after seq 1" in r.stderr
     r = cli("alice", "journal", "--follow", "--max-wait", "0.3", "--interval", "0.1")

@@ -42,22 +42,34 @@ PINNED = {
         "cli.alice cli.alice_workspace core.flock core.fs core.homes core.locks core.paths "
         "core.records workspaces workspaces.access workspaces.registry",
     'alice issue list':
-        "cli.alice cli.alice_issue core.clock core.cron core.flock core.frontmatter core.fs "
+        "cli.alice cli.alice_issue core.clock core.cron core.flock "
+        "core.frontmatter core.frontmatter.flow core.frontmatter.model core.frontmatter.parser "
+        "core.frontmatter.quoted core.frontmatter.reader core.frontmatter.scalars "
+        "core.frontmatter.values core.frontmatter.writer core.fs "
         "core.homes core.locks core.paths core.records core.zones issues issues.board "
         "issues.declaration issues.reader issues.schedule issues.views workspaces "
         "workspaces.access workspaces.registry",
     'alice issue list --json':
-        "cli.alice cli.alice_issue core.clock core.cron core.flock core.frontmatter core.fs "
+        "cli.alice cli.alice_issue core.clock core.cron core.flock "
+        "core.frontmatter core.frontmatter.flow core.frontmatter.model core.frontmatter.parser "
+        "core.frontmatter.quoted core.frontmatter.reader core.frontmatter.scalars "
+        "core.frontmatter.values core.frontmatter.writer core.fs "
         "core.homes core.locks core.paths core.records core.zones issues issues.board "
         "issues.declaration issues.reader issues.schedule issues.views workspaces "
         "workspaces.access workspaces.registry",
     'alice issue show {ISSUE} --json':
-        "cli.alice cli.alice_issue core.clock core.cron core.flock core.frontmatter core.fs "
+        "cli.alice cli.alice_issue core.clock core.cron core.flock "
+        "core.frontmatter core.frontmatter.flow core.frontmatter.model core.frontmatter.parser "
+        "core.frontmatter.quoted core.frontmatter.reader core.frontmatter.scalars "
+        "core.frontmatter.values core.frontmatter.writer core.fs "
         "core.homes core.locks core.paths core.records core.zones issues issues.comments "
         "issues.declaration issues.reader issues.schedule issues.views workspaces "
         "workspaces.access workspaces.registry",
     'alice issue board --json':
-        "cli.alice cli.alice_issue core.clock core.cron core.flock core.frontmatter core.fs "
+        "cli.alice cli.alice_issue core.clock core.cron core.flock "
+        "core.frontmatter core.frontmatter.flow core.frontmatter.model core.frontmatter.parser "
+        "core.frontmatter.quoted core.frontmatter.reader core.frontmatter.scalars "
+        "core.frontmatter.values core.frontmatter.writer core.fs "
         "core.homes core.locks core.paths core.records core.zones issues issues.board "
         "issues.declaration issues.reader issues.schedule issues.views workspaces "
         "workspaces.access workspaces.registry",
@@ -94,7 +106,10 @@ PINNED = {
         "core.locks core.paths core.records runs runs.tasks",
     'alice-schedule health --json':
         "agents agents.base agents.claude agents.registry cli.schedule cli.schedule_health "
-        "core.clock core.cron core.flock core.frontmatter core.fs core.homes core.jsonl "
+        "core.clock core.cron core.flock "
+        "core.frontmatter core.frontmatter.flow core.frontmatter.model core.frontmatter.parser "
+        "core.frontmatter.quoted core.frontmatter.reader core.frontmatter.scalars "
+        "core.frontmatter.values core.frontmatter.writer core.fs core.homes core.jsonl "
         "core.locks core.paths core.records core.secrets core.tools core.zones credentials "
         "credentials.vault credentials.wires issues issues.declaration issues.reader models "
         "models.semantics preferences preferences.settings runs runs.tasks schedule "
@@ -105,7 +120,10 @@ PINNED = {
         "adapters adapters.catalog adapters.effective adapters.envfile adapters.invoke "
         "adapters.models adapters.state cli.adapter cli.adapter_verbs core.clock "
         "core.ecma_regex core.flock core.fs core.homes core.locks core.paths core.records "
-        "core.redact core.resources core.schema core.secrets",
+        "core.redact core.resources "
+        "core.schema core.schema.applicators core.schema.arrays core.schema.compiler "
+        "core.schema.instances core.schema.limits core.schema.nodes core.schema.objects "
+        "core.schema.refs core.schema.report core.schema.strings core.schema.validator core.secrets",
     'alice session list --json':
         "cli.alice cli.alice_session core.clock core.flock core.fs core.homes core.locks "
         "core.paths core.records sessions sessions.resolve sessions.store workspaces "

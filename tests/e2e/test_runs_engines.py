@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.schemas import schema_errors
 from tests.runs.standins import ENGINES, StandIns, fixtures_dir
 
 CREATED = "2026-03-02T08:00:00Z"
@@ -74,13 +75,6 @@ def wait_for(predicate, what: str, timeout: float = 30.0):
     raise AssertionError(f"timed out waiting for {what}")
 
 
-def validate(name: str, document) -> list:
-    from openalice.core import resources
-    from openalice.core.schema import Validator
-
-    return Validator(resources.schema(name), source=f"spec/{name}.schema.json").errors(document)
-
-
 def journal(cli) -> list[dict]:
     result = cli("alice", "journal", "--limit", "100", "--json")
     assert result.returncode == 0, result
@@ -101,8 +95,8 @@ def test_scheduled_issue_runs_then_resumes_its_session(engine, cli, workspace, e
     native = engines.recorded_session(engine)
     assert task["agentSessionId"] == native
     assert first["structured"]["assistantText"] == engines.expected_text(engine)
-    assert validate("structured-output", first["structured"]) == []
-    assert validate("task-record", tasks_record(task["taskId"])) == []
+    assert schema_errors("structured-output", first["structured"]) == []
+    assert schema_errors("task-record", tasks_record(task["taskId"])) == []
     resume_id = task["resumeId"]
     # The claim: the issue now names the session it created, without the runtime tuple.
     issue_text = (workspace / ".alice" / "issues" / "daily.md").read_text()

@@ -4,17 +4,11 @@ binding frozen -> preference changed -> old binding unchanged -> doctor."""
 
 import json
 
-from openalice.core import resources
-from openalice.core.schema import Validator
+from tests.helpers.schemas import conforms
+
 
 KEY = "sk-user-flow-secret-0042"
 NOW = {"ALICE_NOW": "2026-11-30T09:00:00Z"}
-
-
-def valid(name, doc):
-    errors = Validator(resources.schema(name)).errors(doc)
-    assert errors == [], (name, errors)
-    return doc
 
 
 def test_new_user_flow(cli, workspace):
@@ -24,13 +18,13 @@ def test_new_user_flow(cli, workspace):
     r = run("settings", "set", "--agent", "pi", "--credential", "ds-1", "--model", "deepseek-v4-pro",
             "--effort", "high", "--default", "--json")
     assert r.returncode == 0, r
-    shown = valid("settings-show", r.json())
+    shown = conforms("settings-show", r.json())
     assert shown["settings"]["runtime"]["headless"]["defaultAgent"] == "pi"
-    valid("settings", json.loads((workspace / ".alice" / "settings.json").read_text()))
+    conforms("settings", json.loads((workspace / ".alice" / "settings.json").read_text()))
 
     r = run("session", "new", "--name", "Nightly report", "--json")
     assert r.returncode == 0, r
-    born = valid("session", r.json())
+    born = conforms("session", r.json())
     sid = born["session"]["resumeId"]
     assert born["session"] == {"resumeId": sid, "agent": "pi",
                                "credential": {"source": "vault", "credentialSlug": "ds-1"},
@@ -39,14 +33,14 @@ def test_new_user_flow(cli, workspace):
     assert born["sources"]["agent"] == "defaultAgent" and born["sources"]["credential"] == "fixed"
     path = workspace / ".alice" / "sessions" / f"{sid}.json"
     frozen = path.read_bytes()
-    valid("session-binding", json.loads(frozen))
+    conforms("session-binding", json.loads(frozen))
 
     r = run("settings", "set", "--agent", "pi", "--native-credential", "--model", "other-model", "--effort", "low")
     assert r.returncode == 0, r
     assert path.read_bytes() == frozen
-    shown = valid("session", run("session", "show", sid, "--json").json())
+    shown = conforms("session", run("session", "show", sid, "--json").json())
     assert shown["session"] == born["session"]
-    listed = valid("session-list", run("session", "list", "--json").json())
+    listed = conforms("session-list", run("session", "list", "--json").json())
     assert [s["resumeId"] for s in listed["sessions"]] == [sid] and listed["problems"] == []
     header, row = run("session", "list").stdout.splitlines()
     assert header.split() == ["RESUME", "ID", "AGENT", "CREDENTIAL", "MODEL", "EFFORT", "NAME"]
@@ -67,7 +61,7 @@ def test_new_user_flow(cli, workspace):
     # replace: credential/model/effort may change, the agent never.
     r = run("session", "replace", sid, "--native-credential", "--no-effort", "--json")
     assert r.returncode == 0, r
-    replaced = valid("session", r.json())["session"]
+    replaced = conforms("session", r.json())["session"]
     assert replaced["agent"] == "pi" and replaced["credential"] == {"source": "native"}
     assert "reasoningEffort" not in replaced and replaced["displayName"] == "Nightly report"
     assert run("session", "replace", sid, "--agent", "codex").returncode == 2
@@ -89,12 +83,12 @@ def test_session_cli_errors(cli, workspace):
     assert r.returncode == 2
     r = run("session", "show", "resume-no-such-session-abcdef", "--json")
     assert r.returncode == 2 and r.json()["error"]["code"] == "session_not_found"
-    valid("error", r.json())
+    conforms("error", r.json())
 
 
 def test_settings_cli(cli, workspace):
     run = lambda *a, **k: cli("alice", *a, cwd=workspace, **k)  # noqa: E731
-    absent = valid("settings-show", run("settings", "show", "--json").json())
+    absent = conforms("settings-show", run("settings", "show", "--json").json())
     assert absent["status"] == "absent"
     r = run("settings", "set", "--agent", "codex", "--credential", "missing", "--json")
     assert r.returncode == 2 and r.json()["error"]["code"] == "credential_not_found"
@@ -102,7 +96,7 @@ def test_settings_cli(cli, workspace):
     assert r.returncode == 2 and r.json()["error"]["code"] == "effort_unsupported"
     assert run("settings", "set", "--default-agent", "codex").returncode == 0
     assert run("settings", "set", "--surface", "interactive", "--agent", "claude", "--model", "claude-opus-5").returncode == 0
-    doc = valid("settings-show", run("settings", "show", "--json").json())
+    doc = conforms("settings-show", run("settings", "show", "--json").json())
     assert doc["settings"]["runtime"] == {
         "headless": {"defaultAgent": "codex"},
         "interactive": {"agents": {"claude": {"accessMode": "native", "model": "claude-opus-5"}}}}
@@ -110,21 +104,21 @@ def test_settings_cli(cli, workspace):
     assert "headless" not in run("settings", "show", "--json").json()["settings"]["runtime"]
     (workspace / ".alice" / "settings.json").write_text('{"version": 1, "runtime": {"headless": {"apiKey": "x"}}}')
     bad = run("settings", "show", "--json")
-    assert bad.returncode == 2 and valid("settings-show", bad.json())["status"] == "invalid"
+    assert bad.returncode == 2 and conforms("settings-show", bad.json())["status"] == "invalid"
     assert "secret-shaped" in bad.json()["error"]["message"]
     human = run("settings", "show")
     assert "runtime/headless/apiKey" in human.stdout or "secret-shaped" in human.stdout
 
 
 def test_models_cli(cli):
-    listed = valid("models-list", cli("alice", "models", "list", "--json").json())
+    listed = conforms("models-list", cli("alice", "models", "list", "--json").json())
     assert len(listed["models"]) >= 50
-    only = valid("models-list", cli("alice", "models", "list", "--vendor", "xai", "--json").json())
+    only = conforms("models-list", cli("alice", "models", "list", "--vendor", "xai", "--json").json())
     assert {m["model"] for m in only["models"]} == {"grok-4.6", "grok-4.5"}
-    shown = valid("models-show", cli("alice", "models", "show", "gpt-5.6-sol", "--json").json())
+    shown = conforms("models-show", cli("alice", "models", "show", "gpt-5.6-sol", "--json").json())
     assert shown["known"] and shown["matches"][0]["contextWindow"] == 1_050_000
     unknown = cli("alice", "models", "show", "my-own-finetune", "--json")
-    assert unknown.returncode == 0 and valid("models-show", unknown.json())["known"] is False
+    assert unknown.returncode == 0 and conforms("models-show", unknown.json())["known"] is False
     bad = cli("alice", "models", "list", "--vendor", "acme", "--json")
     assert bad.returncode == 2 and bad.json()["error"]["code"] == "unknown_vendor"
     human = cli("alice", "models", "show", "LongCat-2.0")

@@ -18,20 +18,14 @@ from pathlib import Path
 
 import pytest
 
-from openalice.core.schema import Validator
 from tests.conftest import REPO
+from tests.helpers.schemas import conforms
 
 SPEC = REPO / "spec"
 NOW = "2026-03-02T08:00:30Z"
 # The agents these tests name count as installed; runs that really start use other engines.
 pytestmark = pytest.mark.usefixtures("agent_stubs")
 NO_LAUNCH = {"OPENALICE_TEST_LAUNCH": "none"}
-
-
-def check(name: str, instance) -> None:
-    schema = json.loads((SPEC / f"{name}.schema.json").read_text())
-    errors = Validator(schema, source=name).errors(instance)
-    assert not errors, [f"{e.instance_path}: {e.message}" for e in errors[:5]]
 
 
 @pytest.fixture
@@ -62,7 +56,7 @@ def scan(sch, now=NOW, *flags):
     r = sch("scan", "--json", *flags, now=now)
     assert r.returncode == 0, r
     report = r.json()
-    check("schedule-scan", report)
+    conforms("schedule-scan", report)
     return report
 
 
@@ -97,14 +91,14 @@ def test_scan_fires_due_issues_and_reports_why_others_did_not(sch, workspace):
         files = state_files(pattern)
         assert files, pattern
         for path in files:
-            check(name, json.loads(path.read_text()))
+            conforms(name, json.loads(path.read_text()))
     import marshal
 
     (cache,) = state_files("schedule/scan-cache.marshal")
-    check("schedule-scan-cache", marshal.loads(cache.read_bytes()))
+    conforms("schedule-scan-cache", marshal.loads(cache.read_bytes()))
     for path in state_files("runs/**/*.jsonl"):
         for line in path.read_text().splitlines():
-            check("task-index-line", json.loads(line))
+            conforms("task-index-line", json.loads(line))
 
 
 def test_scan_takes_now_from_the_flag_and_dry_run_writes_nothing(sch):
@@ -246,7 +240,7 @@ def test_run_now_never_moves_the_cursor_and_refuses_a_second_live_run(sch):
     r = sch("run-now", "poll", "--json")
     assert r.returncode == 0, r
     fire = r.json()
-    check("schedule-fire", fire)
+    conforms("schedule-fire", fire)
     assert fire["task"]["trigger"]["fire"] == "run-now" and fire["launched"] is False
     assert fire["task"]["timeoutMs"] is None and "slot" not in fire["task"]["trigger"]
     assert state_files("schedule/cursors/*/*.json") == []
@@ -283,7 +277,7 @@ def test_retry_now_needs_a_failed_or_interrupted_latest_run(sch):
     r = sch("retry-now", "poll", "--json")
     assert r.returncode == 0, r
     retry = r.json()
-    check("schedule-fire", retry)
+    conforms("schedule-fire", retry)
     assert retry["task"]["retryOfTaskId"] == second and retry["task"]["trigger"]["fire"] == "retry"
     cursor = json.loads(state_files("schedule/cursors/*/*.json")[0].read_text())
     assert cursor["lastTaskId"] == first  # neither run-now nor retry moved it
@@ -308,7 +302,7 @@ def test_runs_and_run_show_records_and_structured_output(sch):
 
     r = sch("runs", "--json")
     listing = r.json()
-    check("schedule-runs", listing)
+    conforms("schedule-runs", listing)
     assert [x["taskId"] for x in listing["runs"]] == [ids["poll"], ids["other"]]  # newest first
     assert listing["hasMore"] is False and "prompt" not in listing["runs"][0]
     r = sch("runs", "--issue", "poll", "--json")
@@ -327,7 +321,7 @@ def test_runs_and_run_show_records_and_structured_output(sch):
 
     r = sch("run", ids["poll"], "--json")
     shown = r.json()
-    check("schedule-run", shown)
+    conforms("schedule-run", shown)
     assert shown["structured"] == structured and shown["prompt"] == "Poll the feed"
     assert shown["task"]["status"] == "failed"
     r = sch("run", ids["poll"], "--wait", "--json")  # already ended: returns at once
@@ -373,7 +367,7 @@ def test_health_reports_every_scheduled_issue(sch, workspace):
     r = sch("health", "--json")
     assert r.returncode == 0, r
     report = r.json()
-    check("schedule-health", report)
+    conforms("schedule-health", report)
     states = {e["issueId"]: e["state"] for e in report["issues"]}
     assert states == {"poll": "failed", "soon": "blocked", "nightly": "not_started", "gone": "inactive"}
     poll = next(e for e in report["issues"] if e["issueId"] == "poll")
@@ -389,7 +383,7 @@ def test_next_lists_instants_and_marks_dst(sch):
     r = sch("next", "early", "--count", "3", "--json", now="2024-03-09T00:00:00Z")
     assert r.returncode == 0, r
     data = r.json()
-    check("schedule-next", data)
+    conforms("schedule-next", data)
     assert [i["utc"] for i in data["instants"]] == ["2024-03-09T07:30:00Z", "2024-03-10T07:00:00Z",
                                                     "2024-03-11T06:30:00Z"]
     assert [i.get("dst") for i in data["instants"]] == [None, "gap", None]
@@ -429,22 +423,22 @@ def test_real_runs_validate_and_resume_owners_chain_their_tasks(cli, workspace):
     for now in ("2026-03-02T09:00:00Z", "2026-03-02T09:01:00Z"):
         r = cli("alice-schedule", "scan", "--json", env={"ALICE_NOW": now, "PATH": engines.path_env()})
         assert r.returncode == 0, r
-        check("schedule-scan", r.json())
+        conforms("schedule-scan", r.json())
         [fired] = r.json()["fired"]
         assert fired["launched"] is True and fired["pid"] > 0
         r = cli("alice-schedule", "run", fired["taskId"], "--wait", "--timeout", "60", "--json")
         assert r.returncode == 0, r
         shown = r.json()
-        check("schedule-run", shown)
+        conforms("schedule-run", shown)
         assert shown["task"]["status"] == "done", shown
         task_ids.append(fired["taskId"])
-        check("task-record", json.loads((state_files(f"runs/tasks/{fired['taskId']}/task.json")[0]).read_text()))
+        conforms("task-record", json.loads((state_files(f"runs/tasks/{fired['taskId']}/task.json")[0]).read_text()))
     first, second = (json.loads(state_files(f"runs/tasks/{t}/task.json")[0].read_text()) for t in task_ids)
     assert first["owner"] == "@new-then-resume" and second["owner"] == f"@{first['resumeId']}"
     assert second["parentTaskId"] == first["taskId"] and second["resumeId"] == first["resumeId"]
     r = cli("alice-schedule", "health", "--json", env={"ALICE_NOW": "2026-03-02T09:01:30Z"})
-    check("schedule-health", r.json())
+    conforms("schedule-health", r.json())
     assert r.json()["issues"][0]["state"] == "healthy"
     r = cli("alice-schedule", "runs", "--json")
-    check("schedule-runs", r.json())
+    conforms("schedule-runs", r.json())
     assert [x["taskId"] for x in r.json()["runs"]] == task_ids[::-1]

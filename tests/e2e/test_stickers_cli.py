@@ -16,18 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from openalice.core import resources
-from openalice.core.schema import Validator
+from tests.helpers.schemas import conforms
 from tests.stickers.helpers import make_pack, make_zip, pack_members, tiny_png, tiny_webp, tree_bytes
 
 SKILL = ".agents/skills/alice-stickers/SKILL.md"
 MIRROR = ".claude/skills/alice-stickers/SKILL.md"
-
-
-def check(name, doc):
-    errors = Validator(resources.schema(name), source=name).errors(doc)
-    assert errors == [], (name, errors, doc)
-    return doc
 
 
 def init(cli, path, template="chat") -> Path:
@@ -50,17 +43,17 @@ def test_help_lists_the_verbs_with_examples(cli):
 def test_the_by_hand_run_import_switch_keep_a_personal_sticker_push_a_reference(cli, tmp_path, isolated_homes):
     desk = init(cli, tmp_path / "desk")
     status = cli("alice-harness", "stickers", "status", "--json", cwd=desk)
-    doc = check("stickers-status", status.json())["workspaces"][0]
+    doc = conforms("stickers-status", status.json())["workspaces"][0]
     assert status.returncode == 0 and doc["enabled"] and doc["packId"] == "alice-color" and doc["upToDate"]
     assert sorted(p.name for p in (desk / "sticker").iterdir()) == ["check.png", "heart.png", "laugh.png",
                                                                     "sparkles.png", "star.png", "wave.png"]
     assert "- [[sticker/wave.png]] — " in (desk / SKILL).read_text()
 
     listing = cli("alice-harness", "stickers", "list", "--json")
-    assert [p["id"] for p in check("stickers-list", listing.json())["packs"]] == ["alice-color", "alice-ink"]
+    assert [p["id"] for p in conforms("stickers-list", listing.json())["packs"]] == ["alice-color", "alice-ink"]
     assert "alice-color (default)" in cli("alice-harness", "stickers", "list").stdout
     shown = cli("alice-harness", "stickers", "show", "alice-ink", "--json")
-    assert check("stickers-show", shown.json())["stickers"][0]["reference"] == "[[sticker/wave.png]]"
+    assert conforms("stickers-show", shown.json())["stickers"][0]["reference"] == "[[sticker/wave.png]]"
 
     # A custom pack, zipped inside one top-level directory.
     cats = make_pack(tmp_path / "cats", stickers={"wave.png": tiny_png(11), "purr.png": tiny_png(12),
@@ -68,12 +61,12 @@ def test_the_by_hand_run_import_switch_keep_a_personal_sticker_push_a_reference(
     archive = make_zip(tmp_path / "cats.zip", pack_members(cats), top="cats/")
     imported = cli("alice-harness", "stickers", "import", str(archive), "--json")
     assert imported.returncode == 0, imported
-    rev = check("stickers-import", imported.json())["revision"]
+    rev = conforms("stickers-import", imported.json())["revision"]
 
     # A personal sticker, then the switch: preview, then apply with its digest.
     (desk / "sticker" / "mine.png").write_bytes(tiny_png(99))
     preview = cli("alice-harness", "stickers", "enable", "--pack", "cats", "--json", cwd=desk)
-    p = check("stickers-apply", preview.json())["preview"]
+    p = conforms("stickers-apply", preview.json())["preview"]
     assert preview.returncode == 0 and p["status"] == "ready" and p["to"]["revision"] == rev
     assert (desk / "sticker" / "star.png").exists()                 # a preview writes nothing
     human = cli("alice-harness", "stickers", "enable", "--pack", "cats", cwd=desk)
@@ -81,19 +74,19 @@ def test_the_by_hand_run_import_switch_keep_a_personal_sticker_push_a_reference(
     applied = cli("alice-harness", "stickers", "enable", "--pack", "cats", "--apply", "--digest", p["digest"],
                   "--json", cwd=desk)
     assert applied.returncode == 0, applied
-    assert check("stickers-apply", applied.json())["action"] == "applied"
+    assert conforms("stickers-apply", applied.json())["action"] == "applied"
     assert sorted(p.name for p in (desk / "sticker").iterdir()) == ["mine.png", "nap.webp", "purr.png", "wave.png"]
     assert (desk / "sticker" / "mine.png").read_bytes() == tiny_png(99)
     assert (desk / SKILL).read_bytes() == (desk / MIRROR).read_bytes()
     assert "[[sticker/purr.png]]" in (desk / SKILL).read_text()
     status = cli("alice-harness", "stickers", "status", "--json", cwd=desk)
-    doc = check("stickers-status", status.json())["workspaces"][0]
+    doc = conforms("stickers-status", status.json())["workspaces"][0]
     assert doc["packId"] == "cats" and doc["revision"] == rev and doc["personal"] == ["sticker/mine.png"]
 
     # An Inbox entry that references a sticker: resolved in the workspace, its revision recorded.
     pushed = cli("alice", "inbox", "push", "--body", "Done! [[sticker/wave.png]]", "--json", cwd=desk)
     assert pushed.returncode == 0, pushed
-    entry = check("inbox-push", pushed.json())
+    entry = conforms("inbox-push", pushed.json())
     wave = hashlib.sha256((desk / "sticker" / "wave.png").read_bytes()).hexdigest()
     assert [(f["path"], f["revision"], f["available"]) for f in entry["files"]] == \
         [("sticker/wave.png", f"sha256:{wave}", True)]
@@ -108,7 +101,7 @@ def test_the_by_hand_run_import_switch_keep_a_personal_sticker_push_a_reference(
 
     # Disable: the skill goes, the images stay; a blank workspace never got stickers.
     off = cli("alice-harness", "stickers", "disable", "--json", cwd=desk)
-    assert off.returncode == 0 and check("stickers-apply", off.json())["action"] == "applied"
+    assert off.returncode == 0 and conforms("stickers-apply", off.json())["action"] == "applied"
     assert not (desk / SKILL).exists() and not (desk / MIRROR).exists() and (desk / "sticker/wave.png").exists()
     plain = init(cli, tmp_path / "plain", template="blank")
     assert not (plain / "sticker").exists()
@@ -225,7 +218,7 @@ def test_sigkill_at_each_step_of_a_switch_recovers_to_all_or_nothing(cli, tmp_pa
     assert r.returncode == -signal.SIGKILL, r
     assert (desk / ".alice/sticker-transaction.json").exists()
     journal = json.loads((desk / ".alice/sticker-transaction.json").read_text())
-    check("sticker-transaction", journal)
+    conforms("sticker-transaction", journal)
     status = cli("alice-harness", "stickers", "status", "--json", cwd=desk)
     doc = status.json()["workspaces"][0]
     assert doc["recovered"][0]["outcome"] == ("finalized" if outcome == "after" else "rolled_back"), doc

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from openalice import harness, managed, workspaces
-from openalice.core import proc, resources
+from openalice.core import proc
 from openalice.core.errors import Busy, Conflict, Forbidden, InvalidInput
-from openalice.core.schema import Validator
 from openalice.workspaces.checkout import checkout
 
+from tests.helpers.schemas import schema_errors
 from .helpers import DEFAULT, LOCAL_EDIT, UPSTREAM_EDIT, edit_here_and_upstream, git, needs_git, new_bundle
 
 NOW = datetime(2026, 11, 30, 9, 0, tzinfo=timezone.utc)
@@ -31,10 +31,6 @@ def new_ws(tmp_path, name="ws", template="chat", git_repo=False, notes=None):
 
 def read(ws, rel):
     return (Path(ws.path) / rel).read_text()
-
-
-def schema_errors(name, doc):
-    return Validator(resources.schema(name)).errors(doc)
 
 
 def test_a_new_chat_workspace_gets_guidance_skills_shims_and_state(tmp_path):

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from openalice.runs import supervisor
+from tests.helpers.schemas import conforms
 
 from .conftest import NOW, journal_facts, structured_of
 from .standins import ENGINES
@@ -38,13 +39,6 @@ def new_task(tasks, ws, *, owner="@new-each-run", request=None, prompt=PROMPT, t
 
 def request_for(engine: str) -> dict:
     return {"agent": engine, "model": "fake-model", "effort": "high"}
-
-
-def validator(name: str):
-    from openalice.core import resources
-    from openalice.core.schema import Validator
-
-    return Validator(resources.schema(name), source=f"spec/{name}.schema.json")
 
 
 def wait_for(predicate, what: str, timeout: float = 20.0):
@@ -106,11 +100,11 @@ def test_fresh_run_normalizes_the_stream_and_captures_the_session(engine, regist
     assert record["agentSessionId"] == native
     assert sessions.native_session_id(ws, record["resumeId"]) == native
     structured = structured_of(tasks, task_id)
-    assert validator("structured-output").errors(structured) == []
+    conforms("structured-output", structured)
     assert structured["assistantText"] == standins.expected_text(engine)
     assert record["output"] == supervisor.output_summary(structured)
     assert record["output"]["assistantPreview"].startswith("FAKE-REPLY[")
-    assert validator("task-record").errors(tasks.load_task(task_id)) == []
+    conforms("task-record", tasks.load_task(task_id))
     # The raw stream is kept byte for byte.
     task_dir = Path(tasks.task_dir(task_id))
     assert (task_dir / "stdout.log").read_bytes() == (standins.fixtures / f"{engine}-stream.jsonl").read_bytes()

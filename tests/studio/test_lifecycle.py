@@ -10,15 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from openalice.core import resources
-from openalice.core.schema import Validator
 
+from tests.helpers.schemas import conforms
 from .conftest import alive, leftovers, wait_until
-
-
-def check_schema(name: str, doc) -> None:
-    errors = Validator(resources.schema(name)).errors(doc)
-    assert errors == [], (name, errors, doc)
 
 
 def studio_dir() -> Path:
@@ -51,7 +45,7 @@ def started(harness, *args, env=None) -> dict:
     r = harness("studio", "start", "--json", *args, env=env)
     assert r.returncode == 0, r
     status = r.json()
-    check_schema("studio-status", status)
+    conforms("studio-status", status)
     return status
 
 
@@ -76,11 +70,11 @@ def test_start_runs_the_app_supervised_and_stop_leaves_no_process(harness, toy_a
     assert env["pid"] in members and env["workerPid"] in members
 
     state = json.loads((studio_dir() / "toy" / "state.json").read_text())
-    check_schema("studio-state", state)
+    conforms("studio-state", state)
     surface = status["host"][len("oa-surface-"):-len(".localhost")]
     route_file = studio_dir() / "routes" / f"{surface}.json"
     route = json.loads(route_file.read_text())
-    check_schema("studio-route", route)
+    conforms("studio-route", route)
     assert route["upstream"] == {"host": "127.0.0.1", "port": status["ports"]["http"]}
 
     # Idempotent: a second start keeps the generation, its host and its processes.
@@ -90,7 +84,7 @@ def test_start_runs_the_app_supervised_and_stop_leaves_no_process(harness, toy_a
     r = harness("studio", "stop", "--json")
     assert r.returncode == 0, r
     stopped = r.json()
-    check_schema("studio-status", stopped)
+    conforms("studio-status", stopped)
     assert stopped["phase"] == "stopped" and stopped["host"] is None and stopped["pid"] is None
     assert not route_file.exists()
     for pid in (env["pid"], env["workerPid"]):
@@ -124,7 +118,7 @@ def test_readiness_timeout_fails_with_exit_3_and_kills_the_group(harness, toy_ap
     r = harness("studio", "start", "--ready-timeout", "0.5", "--json")
     assert r.returncode == 3, r
     error = r.json()["error"]
-    check_schema("error", r.json())
+    conforms("error", r.json())
     assert error["code"] == "readiness_timeout"
     assert error["message"] == "Studio readiness timed out after 0.5 seconds"
     status = error["details"]["status"]
@@ -171,7 +165,7 @@ def test_restart_gives_a_new_generation_and_host_and_ends_the_old_one(harness):
     r = harness("studio", "restart", "--json")
     assert r.returncode == 0, r
     second = r.json()
-    check_schema("studio-status", second)
+    conforms("studio-status", second)
     assert second["phase"] == "ready" and second["generation"] == first["generation"] + 1
     assert second["host"] != first["host"] and second["pid"] != first["pid"]
     old_surface = first["host"][len("oa-surface-"):-len(".localhost")]
@@ -192,7 +186,7 @@ def test_a_sigkilled_supervisor_is_reaped_by_the_next_command(harness):
     r = harness("studio", "status", "--json")
     assert r.returncode == 0
     reaped = r.json()
-    check_schema("studio-status", reaped)
+    conforms("studio-status", reaped)
     assert reaped["phase"] == "failed" and reaped["lastErrorCode"] == "supervisor_lost" and reaped["host"] is None
     # ... and the next command stopped every process of the generation and withdrew its route.
     assert not alive(env["pid"]) and not alive(env["workerPid"])
@@ -228,7 +222,7 @@ def test_logs_are_a_redacted_tail(harness):
     r = harness("studio", "logs", "--json")
     assert r.returncode == 0, r
     shown = r.json()
-    check_schema("studio-logs", shown)
+    conforms("studio-logs", shown)
     text = shown["text"]
     assert "server: listening on http://[HARNESS_LOOPBACK]" in text
     assert "[REDACTED]" in text
@@ -268,7 +262,7 @@ def test_status_of_a_workspace_that_never_started(harness):
     r = harness("studio", "status", "--json")
     assert r.returncode == 0
     status = r.json()
-    check_schema("studio-status", status)
+    conforms("studio-status", status)
     assert (status["phase"], status["generation"], status["host"], status["pid"]) == ("stopped", 0, None, None)
 
 

@@ -17,21 +17,15 @@ from types import SimpleNamespace
 
 import pytest
 
-from openalice.core import proc, resources
-from openalice.core.schema import Validator
+from openalice.core import proc
 from tests.harness.helpers import git, needs_git
+from tests.helpers.schemas import conforms
 
 from .conftest import APP
 
 pytestmark = needs_git
 NOW = "2026-12-01T09:00:00Z"
 RECEIPT = ".alice/harness-source.json"
-
-
-def check(name, doc):
-    errors = Validator(resources.schema(name), source=name).errors(doc)
-    assert errors == [], (name, errors, doc)
-    return doc
 
 
 def commit_all(root: Path, message: str) -> str:
@@ -104,7 +98,7 @@ def snapshot(root: Path) -> dict:
 def preview(cli, root, *args, expect=0):
     r = cli("alice-harness", "source", "preview", *args, "--json", cwd=root)
     assert r.returncode == expect, r
-    return check("harness-source-upgrade", r.json())["preview"] if expect == 0 else r.json()
+    return conforms("harness-source-upgrade", r.json())["preview"] if expect == 0 else r.json()
 
 
 def apply(cli, root, digest, *, expect=0, env=None):
@@ -124,8 +118,8 @@ def test_init_from_git_clones_checks_and_commits_the_receipt(cli, template, tmp_
     root = tmp_path / "aq"
     r = cli("alice", "workspace", "init", str(root), "--from-git", f"{template.bare}@{template.c1}", "--json")
     assert r.returncode == 0, r
-    doc = check("workspace", r.json())
-    receipt = check("harness-source", json.loads((root / RECEIPT).read_text()))
+    doc = conforms("workspace", r.json())
+    receipt = conforms("harness-source", json.loads((root / RECEIPT).read_text()))
     assert doc["source"] == receipt == {"schemaVersion": 1, "template": "toy-studio",
                                         "repository": str(template.bare), "version": "0.1.0",
                                         "commit": template.c1}
@@ -200,7 +194,7 @@ def test_a_clean_upgrade_preview_touches_nothing_and_apply_merges_with_the_recei
     assert plan["nextCommand"].endswith(f"--digest {plan['digest']}")
     assert preview(cli, root)["digest"] == plan["digest"]  # the same state gives the same digest
 
-    done = check("harness-source-upgrade", apply(cli, root, plan["digest"]))
+    done = conforms("harness-source-upgrade", apply(cli, root, plan["digest"]))
     assert done["action"] == "applied"
     merge = done["result"]["commit"]
     assert git(root, "rev-parse", "HEAD").strip() == merge
@@ -209,7 +203,7 @@ def test_a_clean_upgrade_preview_touches_nothing_and_apply_merges_with_the_recei
     message = git(root, "log", "-1", "--format=%B")
     assert f"OpenAlice-Source-Upgrade: {plan['digest']}" in message
     assert git(root, "log", "-1", "--format=%an <%ae>").strip() == "OpenAlice <launcher@local>"
-    receipt = check("harness-source", json.loads((root / RECEIPT).read_text()))
+    receipt = conforms("harness-source", json.loads((root / RECEIPT).read_text()))
     assert (receipt["commit"], receipt["version"]) == (template.c2, "0.2.0")
     assert RECEIPT in git(root, "show", "--name-only", "--format=", "HEAD", "--first-parent").split()
     assert (root / "NEWS.md").exists() and git(root, "status", "--porcelain") == ""
@@ -244,7 +238,7 @@ def test_a_template_that_carries_a_receipt_of_its_own_merges_with_ours(cli, temp
     plan = preview(cli, root, "--to", "carries-receipt")
     assert plan["mergeable"] is True and plan["status"] == "ready", plan
     assert apply(cli, root, plan["digest"])["action"] == "applied"
-    receipt = check("harness-source", json.loads((root / RECEIPT).read_text()))
+    receipt = conforms("harness-source", json.loads((root / RECEIPT).read_text()))
     assert (receipt["commit"], receipt["version"]) == (template.carries, "0.1.2")
     assert git(root, "status", "--porcelain") == ""
 
@@ -379,7 +373,7 @@ def test_a_killed_apply_is_rolled_back_by_the_next_command(cli, template, tmp_pa
     assert (root / ".git" / "MERGE_HEAD").exists() and (root / "NEWS.md").exists()   # killed mid-merge
     again = cli("alice-harness", "source", "preview", "--json", cwd=root)
     assert again.returncode == 0, again
-    [recovered] = check("harness-source-upgrade", again.json())["recovered"]
+    [recovered] = conforms("harness-source-upgrade", again.json())["recovered"]
     assert recovered["outcome"] == "rolled_back" and recovered["digest"] == plan["digest"]
     assert snapshot(root) == before and not (root / ".git" / "MERGE_HEAD").exists()
     assert [f["owner"] for f in facts(cli, "harness.recovered")] == ["harness-source"]
@@ -418,12 +412,13 @@ def test_bad_input_and_other_refusals(cli, template, tmp_path, workspace):
 
 def test_too_old_a_git_is_refused(template, tmp_path, monkeypatch):
     from openalice.core import git as gitmod
+    from openalice.core.git import command as gitcommand
     from openalice.studio import source
 
-    monkeypatch.setattr(gitmod, "_version", (2, 37, 1))
+    monkeypatch.setattr(gitcommand, "_version", (2, 37, 1))
     with pytest.raises(gitmod.GitError) as info:
         source.create_workspace(tmp_path / "old", str(template.bare), now=None)
     assert info.value.code == "git_too_old" and "2.38" in info.value.message
     assert not (tmp_path / "old").exists()
-    monkeypatch.setattr(gitmod, "_version", None)
+    monkeypatch.setattr(gitcommand, "_version", None)
     assert gitmod.version() >= (2, 38)

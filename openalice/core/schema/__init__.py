@@ -1,0 +1,40 @@
+"""JSON Schema (draft 2020-12) validation, standard library only.
+
+    validator = Validator(schema, source="spec/issue.schema.json")
+    validator.is_valid(document)            # fast yes/no
+    validator.errors(document)              # every Violation, in a stable order
+    validator.validate(document, file=path) # raises InvalidInput(code="schema_violation")
+
+A schema is compiled once into closures: one boolean checker per schema
+location (dispatching on the instance's Python type, so ``type`` costs a dict
+lookup) and one error collector used only when a message is needed.  ``$ref``
+is resolved within the document at construction time; a reference that
+leaves the document, a bad pattern or a ``$ref`` cycle that never descends
+into the instance raises :class:`SchemaError` then, not during validation.
+
+Instances are JSON values as ``json.load`` returns them (dict, list, str,
+int, float, bool, None; subclasses and tuples are accepted).  ``bool`` is
+never a number, ``1.0`` is an integer, and ``enum``/``const``/``uniqueItems``
+compare by JSON type (``1 != true``, ``{"a": 1} == {"a": 1.0}``).
+``pattern`` follows ECMA-262 where Python's ``re`` differs; see
+``docs/schema.md``.
+
+One job per module:
+
+- ``validator``: :class:`Validator`, the public entry point;
+- ``report``: :class:`SchemaError`, :class:`Violation` and the hints in messages;
+- ``instances``: JSON types, JSON equality and short renderings of instance values;
+- ``refs``: ``$id`` / ``$anchor`` indexing and ``$ref`` resolution inside one document;
+- ``nodes``: the compiled forms (a schema location, a keyword) and how checks combine;
+- ``compiler``: the compiler (keyword dispatch, type tables, ``$ref`` cycle refusal,
+  keyword value checks), composed of the keyword families in ``applicators``
+  (any instance), ``limits`` (the min/max keywords and ``multipleOf``),
+  ``strings`` (``pattern``), ``arrays`` and ``objects``.
+"""
+
+from __future__ import annotations
+
+from .report import SchemaError, Violation
+from .validator import Validator
+
+__all__ = ["SchemaError", "Violation", "Validator"]

@@ -1,0 +1,173 @@
+"""Keywords that apply to any instance: ``type``, ``enum``, ``const``,
+``$ref`` and the in-place applicators ``allOf``, ``anyOf``, ``oneOf``,
+``not`` and ``if``/``then``/``else``.  A part of the compiler."""
+
+from __future__ import annotations
+
+from .instances import _JSON_TYPES, _NUMBER, _TYPE_NAMES, _NoneType, _base_type, _freeze, _pointer, _show
+from .nodes import _Keyword, _collect_nothing, _conjoin, _true
+from .report import Violation, _closest
+
+
+class ApplicatorKeywords:
+    __slots__ = ()
+
+
+    def kw_type(self, node, schema, base, where):
+        declared = schema["type"]
+        names = [declared] if isinstance(declared, str) else declared
+        if (not isinstance(names, list) or not names or len(set(map(str, names))) != len(names)
+                or any(not isinstance(n, str) or n not in _TYPE_NAMES for n in names)):
+            raise self.fail(where, f"type must be one of {', '.join(_TYPE_NAMES)} or a list of them, "
+                                   f"not {_show(declared)}")
+        kinds = tuple({k: None for n in names for k in _TYPE_NAMES[n]})
+        integer_floats = "integer" in names and "number" not in names
+        wanted = ", ".join(repr(n) for n in names)
+
+        def ok(value):
+            kind = type(value)
+            if kind not in _JSON_TYPES:
+                kind = _base_type(value)
+            return kind in kinds or (integer_floats and kind is float and value.is_integer())
+
+        def collect(value, path, out):
+            if not ok(value):
+                out.append(Violation(_pointer(path), where, f"{_show(value)} is not of type {wanted}"))
+        # The check itself is folded into the node's type dispatch table.
+        return _Keyword(kinds, -1, _true, collect)
+
+    def kw_enum(self, node, schema, base, where):
+        options = schema["enum"]
+        if not isinstance(options, list):
+            raise self.fail(where, f"enum must be an array, not {_show(options)}")
+        check = self.equality(options)
+        shown = "[" + ", ".join(_show(o, 1) for o in options[:12]) + (", ...]" if len(options) > 12 else "]")
+
+        def collect(value, path, out):
+            if not check(value):
+                out.append(Violation(_pointer(path), where, f"{_show(value)} is not one of {shown}"))
+        return _Keyword(None, 0, check, collect)
+
+    def kw_const(self, node, schema, base, where):
+        expected = schema["const"]
+        check = self.equality([expected])
+
+        def collect(value, path, out):
+            if not check(value):
+                out.append(Violation(_pointer(path), where, f"{_show(expected)} was expected, not {_show(value)}"))
+        return _Keyword(None, 0, check, collect)
+
+    @staticmethod
+    def equality(options):
+        """A check for membership in *options* under JSON equality."""
+        strings = frozenset(o for o in options if type(o) is str)
+        numbers = frozenset(o for o in options if type(o) in _NUMBER)
+        booleans = frozenset(o for o in options if type(o) is bool)
+        has_null = any(o is None for o in options)
+        others = frozenset(_freeze(o) for o in options if type(o) not in (str, int, float, bool, _NoneType))
+
+        def check(value):
+            kind = type(value)
+            if kind is str:
+                return value in strings
+            if kind is int or kind is float:
+                return value in numbers
+            if kind is bool:
+                return value in booleans
+            if value is None:
+                return has_null
+            if kind not in _JSON_TYPES:
+                return check(_base_type(value)(value))
+            return bool(others) and _freeze(value) in others
+        return check
+
+    def kw_ref(self, node, schema, base, where):
+        ref = schema["$ref"]
+        if not isinstance(ref, str):
+            raise self.fail(where, f"$ref must be a string, not {_show(ref)}")
+        target = self.node(self.resolve(ref, base, where))
+        node.inplace.append(target)
+        return _Keyword(None, 2, target.checker(), target.collector())
+
+    def kw_allOf(self, node, schema, base, where):
+        subs = self.subschema_list(node, schema, "allOf", where, base, inplace=True)
+        collectors = tuple(s.collector() for s in subs)
+
+        def collect(value, path, out):
+            for step in collectors:
+                step(value, path, out)
+        return _Keyword(None, 2, _conjoin([s.checker() for s in subs]), collect)
+
+    def kw_anyOf(self, node, schema, base, where):
+        subs = self.subschema_list(node, schema, "anyOf", where, base, inplace=True)
+        checks = tuple(s.checker() for s in subs)
+        collectors = tuple(s.collector() for s in subs)
+
+        def check(value):
+            for sub in checks:
+                if sub(value):
+                    return True
+            return False
+
+        def collect(value, path, out):
+            if not check(value):
+                out.append(Violation(_pointer(path), where, f"{_show(value)} does not match any of the schemas "
+                                     f"in anyOf{_closest(collectors, value, path)}"))
+        return _Keyword(None, 2, check, collect)
+
+    def kw_oneOf(self, node, schema, base, where):
+        subs = self.subschema_list(node, schema, "oneOf", where, base, inplace=True)
+        checks = tuple(s.checker() for s in subs)
+        collectors = tuple(s.collector() for s in subs)
+
+        def check(value):
+            matched = False
+            for sub in checks:
+                if sub(value):
+                    if matched:
+                        return False
+                    matched = True
+            return matched
+
+        def collect(value, path, out):
+            matches = [i for i, sub in enumerate(checks) if sub(value)]
+            if not matches:
+                out.append(Violation(_pointer(path), where, f"{_show(value)} does not match any of the schemas "
+                                     f"in oneOf{_closest(collectors, value, path)}"))
+            elif len(matches) > 1:
+                out.append(Violation(_pointer(path), where, f"{_show(value)} matches more than one schema in oneOf "
+                                     f"(#{matches[0]} and #{matches[1]})"))
+        return _Keyword(None, 2, check, collect)
+
+    def kw_not(self, node, schema, base, where):
+        sub = self.subschema(node, schema, "not", where, base, inplace=True)
+        inner = sub.checker()
+
+        def check(value):
+            return not inner(value)
+
+        def collect(value, path, out):
+            if inner(value):
+                out.append(Violation(_pointer(path), where, f"{_show(value)} must not match the schema in 'not'"))
+        return _Keyword(None, 2, check, collect)
+
+    def kw_if(self, node, schema, base, where):
+        condition = self.subschema(node, schema, "if", where, base, inplace=True).checker()
+        parent = where.rpartition("/")[0]
+        branches = []
+        for name in ("then", "else"):
+            if name in schema:
+                sub = self.subschema(node, schema, name, f"{parent}/{name}", base, inplace=True)
+                branches.append((sub.checker(), sub.collector()))
+            else:
+                branches.append((_true, _collect_nothing))
+        (then_check, then_collect), (else_check, else_collect) = branches
+        if then_check is _true and else_check is _true:
+            return None
+
+        def check(value):
+            return then_check(value) if condition(value) else else_check(value)
+
+        def collect(value, path, out):
+            (then_collect if condition(value) else else_collect)(value, path, out)
+        return _Keyword(None, 2, check, collect)

@@ -1,0 +1,249 @@
+"""The compiler: one schema document into :class:`~.nodes._Node` closures.
+
+Every ``$id``/``$anchor`` is indexed first (:mod:`.refs`), then the document
+is compiled from the root, each location once (keyed by its pointer).
+:class:`_Compiler` holds the dispatch, the per-type check tables, the
+``$ref`` cycle refusal and the checks of keyword values; the keywords
+themselves come from the families it is composed of.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..ecma_regex import compile_pattern
+from .applicators import ApplicatorKeywords
+from .arrays import ArrayKeywords
+from .instances import _JSON_TYPES, _NUMBER, _NoneType, _base_type, _escape, _json_type_name, _pointer, _show
+from .limits import LimitKeywords
+from .nodes import _Keyword, _Node, _collect_nothing, _conjoin, _false, _true
+from .objects import ObjectKeywords
+from .refs import _ANCHOR, ReferenceIndex
+from .report import SchemaError, Violation
+from .strings import StringKeywords
+
+
+class _Compiler(ReferenceIndex, ApplicatorKeywords, LimitKeywords, StringKeywords, ArrayKeywords,
+                ObjectKeywords):
+    """Turns one schema document into _Nodes: index every $id/$anchor first,
+    then compile from the root, each location once (keyed by its pointer)."""
+
+    def __init__(self, schema, source) -> None:
+        self.schema = schema
+        self.source = source
+        self.located: dict[str, tuple[object, str]] = {}  # pointer -> (schema, base URI)
+        self.resources: dict[str, str] = {}                 # absolute URI -> pointer
+        self.anchors: dict[str, str] = {}                   # URI#anchor -> pointer
+        self.nodes: dict[str, _Node] = {}
+        self._on_path: set[int] = set()
+
+    # -- errors --------------------------------------------------------------
+
+    def fail(self, pointer: str, message: str) -> SchemaError:
+        return SchemaError(message, file=self.source, field=pointer or "/")
+
+    # -- compiling -------------------------------------------------------------
+
+    def compile(self) -> _Node:
+        self.resources[""] = ""  # the document itself, when it has no $id
+        self.index(self.schema, "", "")
+        root = self.node("")
+        self.reject_cycles()
+        return root
+
+    def node(self, pointer: str) -> _Node:
+        node = self.nodes.get(pointer)
+        if node is None:
+            node = self.nodes[pointer] = _Node(pointer)
+            schema, base = self.located[pointer]
+            self.build(node, schema, base)
+        return node
+
+    def child(self, schema, pointer: str, base: str) -> _Node:
+        if pointer not in self.located:
+            self.index(schema, pointer, base)
+        return self.node(pointer)
+
+    def build(self, node: _Node, schema, base: str) -> None:
+        pointer = node.pointer
+        if schema is True:
+            node.check, node.collect = _true, _collect_nothing
+            return
+        if schema is False:
+            def collect_false(value, path, out):
+                out.append(Violation(_pointer(path), pointer,
+                                     f"{_show(value)} is not allowed here (the schema is false)"))
+            node.check, node.collect = _false, collect_false
+            return
+        if not isinstance(schema, dict):
+            raise self.fail(pointer, f"a schema must be an object or a boolean, not {_json_type_name(schema)}")
+        if "$id" in schema and not isinstance(schema["$id"], str):
+            raise self.fail(pointer + "/$id", "$id must be a string")
+        anchor = schema.get("$anchor")
+        if anchor is not None and not (isinstance(anchor, str) and re.fullmatch(_ANCHOR, anchor)):
+            raise self.fail(pointer + "/$anchor", f"$anchor must be a plain name, not {_show(anchor)}")
+
+        keywords: list[_Keyword] = []
+        allowed = None
+        for keyword in schema:
+            method = _KEYWORDS.get(keyword)
+            if method is None:
+                continue  # annotations and unknown keywords
+            compiled = method(self, node, schema, base, f"{pointer}/{_escape(keyword)}")
+            if compiled is None:
+                continue
+            if keyword == "type":
+                allowed = compiled.kinds
+                compiled.kinds = None
+            keywords.append(compiled)
+        if "$defs" in schema:  # compiled even when unused, so that their errors surface now
+            self.subschema_map(node, schema, "$defs", f"{pointer}/$defs", base)
+
+        node.check = self.assemble_check(keywords, allowed)
+        node.collect = self.assemble_collect(keywords)
+
+    @staticmethod
+    def assemble_check(keywords, allowed):
+        ordered = sorted(keywords, key=lambda k: k.cost)
+        integer_floats = allowed is not None and int in allowed and float not in allowed
+        table = {}
+        for kind in (str, int, float, bool, _NoneType, list, dict):
+            checks = [k.check for k in ordered if k.kinds is None or kind in k.kinds]
+            if allowed is not None and kind not in allowed:
+                if kind is float and integer_floats:
+                    checks.insert(0, float.is_integer)
+                else:
+                    checks = [_false]
+            table[kind] = _conjoin(checks)
+        first = table[str]
+        if all(check is first for check in table.values()):
+            return first  # no type-specific keywords: skip the dispatch
+        lookup = table.get
+
+        def fallback(value):
+            return table[_base_type(value)](value)
+
+        def check(value):
+            return lookup(type(value), fallback)(value)
+        return check
+
+    @staticmethod
+    def assemble_collect(keywords):
+        steps = tuple((k.kinds, k.collect) for k in keywords if k.collect is not _collect_nothing)
+        if not steps:
+            return _collect_nothing
+
+        def collect(value, path, out):
+            kind = type(value)
+            if kind not in _JSON_TYPES:
+                kind = _base_type(value)
+            for kinds, step in steps:
+                if kinds is None or kind in kinds:
+                    step(value, path, out)
+        return collect
+
+    # -- cycle detection -------------------------------------------------------
+
+    def reject_cycles(self) -> None:
+        """Refuse $ref cycles that re-apply a schema to the same instance forever."""
+        state: dict[int, int] = {}  # id(node) -> 1 on the stack, 2 done
+        for start in list(self.nodes.values()):
+            if id(start) in state:
+                continue
+            stack = [(start, iter(start.inplace))]
+            trail = [start]
+            state[id(start)] = 1
+            while stack:
+                node, children = stack[-1]
+                for child in children:
+                    mark = state.get(id(child))
+                    if mark == 1:
+                        loop = trail[trail.index(child):] + [child]
+                        chain = " -> ".join("#" + n.pointer for n in loop)
+                        raise self.fail(child.pointer, f"$ref cycle that never descends into the instance: {chain}")
+                    if mark is None:
+                        state[id(child)] = 1
+                        stack.append((child, iter(child.inplace)))
+                        trail.append(child)
+                        break
+                else:
+                    state[id(node)] = 2
+                    stack.pop()
+                    trail.pop()
+
+    # -- keyword value checks --------------------------------------------------
+
+    def count(self, schema, keyword, where) -> int:
+        value = schema[keyword]
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if type(value) is not int or value < 0:
+            raise self.fail(where, f"{keyword} must be a non-negative integer, not {_show(value)}")
+        return value
+
+    def number(self, schema, keyword, where):
+        value = schema[keyword]
+        if type(value) not in _NUMBER:
+            raise self.fail(where, f"{keyword} must be a number, not {_show(value)}")
+        return value
+
+    def subschema(self, node, schema, keyword, where, base, *, inplace=False) -> _Node:
+        value = schema[keyword]
+        if not isinstance(value, (dict, bool)):
+            raise self.fail(where, f"{keyword} must be a schema (an object or a boolean), not {_show(value)}")
+        sub = self.child(value, where, base)
+        if inplace:
+            node.inplace.append(sub)
+        return sub
+
+    def subschema_list(self, node, schema, keyword, where, base, *, inplace=False) -> list[_Node]:
+        value = schema[keyword]
+        if not isinstance(value, list) or not value:
+            raise self.fail(where, f"{keyword} must be a non-empty array of schemas")
+        subs = []
+        for position, member in enumerate(value):
+            if not isinstance(member, (dict, bool)):
+                raise self.fail(f"{where}/{position}", f"{keyword} entries must be schemas, not {_show(member)}")
+            subs.append(self.child(member, f"{where}/{position}", base))
+        if inplace:
+            node.inplace.extend(subs)
+        return subs
+
+    def subschema_map(self, node, schema, keyword, where, base, *, inplace=False) -> dict[str, _Node]:
+        value = schema[keyword]
+        if not isinstance(value, dict):
+            raise self.fail(where, f"{keyword} must be an object whose values are schemas")
+        subs = {}
+        for name, member in value.items():
+            if not isinstance(member, (dict, bool)):
+                raise self.fail(f"{where}/{_escape(name)}", f"{keyword} values must be schemas, not {_show(member)}")
+            subs[name] = self.child(member, f"{where}/{_escape(name)}", base)
+        if inplace:
+            node.inplace.extend(subs.values())
+        return subs
+
+    def pattern(self, source: str, where: str) -> re.Pattern:
+        try:
+            return compile_pattern(source)
+        except re.error as err:
+            unicode_property = "\\p" in source or "\\P" in source
+            hint = " (Unicode property escapes like \\p{...} are not supported)" if unicode_property else ""
+            raise self.fail(where, f"pattern '{source}' cannot be compiled: {err}{hint}") from None
+        except RecursionError:
+            raise self.fail(where, f"pattern '{source}' is too complex to compile") from None
+
+
+def _grouped(keyword, leader):
+    """Compile a keyword evaluated with others only once per schema, at the
+    position of whichever of them comes first."""
+    def method(self, node, schema, base, where):
+        if next(k for k in schema if k in keyword) != where.rpartition("/")[2]:
+            return None
+        return leader(self, node, schema, base, where)
+    return method
+
+
+_KEYWORDS = {name[3:]: getattr(_Compiler, name) for name in dir(_Compiler) if name.startswith("kw_")}
+_KEYWORDS["$ref"] = _KEYWORDS.pop("ref")
+_PROPERTY_GROUP = ("properties", "patternProperties", "additionalProperties")
+_KEYWORDS.update({name: _grouped(_PROPERTY_GROUP, _Compiler.kw_properties) for name in _PROPERTY_GROUP})

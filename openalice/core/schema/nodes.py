@@ -1,0 +1,81 @@
+"""The compiled forms: a schema location (:class:`_Node`), a keyword
+(:class:`_Keyword`) and how boolean checks combine."""
+
+from __future__ import annotations
+
+
+def _true(value) -> bool:
+    return True
+
+
+def _false(value) -> bool:
+    return False
+
+
+def _collect_nothing(value, path, out) -> None:
+    return None
+
+
+def _conjoin(checks):
+    checks = [c for c in checks if c is not _true]
+    if any(c is _false for c in checks):
+        return _false
+    if not checks:
+        return _true
+    if len(checks) == 1:
+        return checks[0]
+    if len(checks) == 2:
+        first, second = checks
+        return lambda value: first(value) and second(value)
+    if len(checks) == 3:
+        first, second, third = checks
+        return lambda value: first(value) and second(value) and third(value)
+    checks = tuple(checks)
+
+    def conjunction(value):
+        for check in checks:
+            if not check(value):
+                return False
+        return True
+    return conjunction
+
+
+class _Node:
+    """One compiled schema location; ``check`` is None while it is being compiled."""
+
+    __slots__ = ("pointer", "check", "collect", "inplace")
+
+    def __init__(self, pointer: str) -> None:
+        self.pointer = pointer
+        self.check = None
+        self.collect = None
+        self.inplace: list[_Node] = []  # subschemas applied to the same instance (for cycle detection)
+
+    def checker(self):
+        """This node's check, or a late-bound stand-in while it is still compiling."""
+        if self.check is not None:
+            return self.check
+        node = self
+        return lambda value: node.check(value)
+
+    def collector(self):
+        if self.collect is not None:
+            return self.collect
+        node = self
+        return lambda value, path, out: node.collect(value, path, out)
+
+
+class _Keyword:
+    """A compiled keyword: the instance types it applies to (None: all), how
+    expensive it is (cheap checks run first), a checker and an error collector."""
+
+    __slots__ = ("kinds", "cost", "check", "collect")
+
+    def __init__(self, kinds, cost, check, collect) -> None:
+        self.kinds = kinds
+        self.cost = cost
+        self.check = check
+        self.collect = collect
+
+
+_STR, _NUM, _ARR, _OBJ = (str,), (int, float), (list,), (dict,)

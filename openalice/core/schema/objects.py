@@ -1,0 +1,186 @@
+"""Object keywords: ``required``, ``properties`` with ``patternProperties``
+and ``additionalProperties``, ``propertyNames``, ``dependentRequired`` and
+``dependentSchemas``.  A part of the compiler."""
+
+from __future__ import annotations
+
+from .instances import _MISSING, _escape, _pointer, _show
+from .nodes import _OBJ, _Keyword, _false, _true
+from .report import Violation
+
+
+class ObjectKeywords:
+    __slots__ = ()
+
+
+    def kw_required(self, node, schema, base, where):
+        names = schema["required"]
+        if not isinstance(names, list) or any(not isinstance(n, str) for n in names):
+            raise self.fail(where, f"required must be an array of strings, not {_show(names)}")
+        if not names:
+            return None
+        wanted = frozenset(names)
+        ordered = tuple(dict.fromkeys(names))
+
+        def check(value):
+            return value.keys() >= wanted
+
+        def collect(value, path, out):
+            for name in ordered:
+                if name not in value:
+                    out.append(Violation(_pointer(path), where, f"{_show(name)} is a required property"))
+        return _Keyword(_OBJ, 0, check, collect)
+
+    def kw_properties(self, node, schema, base, where):
+        """properties, patternProperties and additionalProperties, evaluated together."""
+        parent = where.rpartition("/")[0]
+        props = self.subschema_map(node, schema, "properties", f"{parent}/properties", base) \
+            if "properties" in schema else {}
+        patterns = []
+        if "patternProperties" in schema:
+            for source, sub in self.subschema_map(node, schema, "patternProperties", f"{parent}/patternProperties",
+                                                  base).items():
+                rx = self.pattern(source, f"{parent}/patternProperties/{_escape(source)}")
+                patterns.append((rx.search, sub.checker(), sub.collector()))
+        additional = extra_where = None
+        if "additionalProperties" in schema:
+            extra_where = f"{parent}/additionalProperties"
+            additional = self.subschema(node, schema, "additionalProperties", extra_where, base)
+        checks = {name: sub.checker() for name, sub in props.items()}
+        collectors = {name: sub.collector() for name, sub in props.items()}
+        pattern_checks = tuple((search, check) for search, check, _ in patterns)
+        pattern_collectors = tuple((search, step) for search, _, step in patterns)
+        extra = None if additional is None else additional.checker()
+        extra_collect = None if additional is None else additional.collector()
+        lookup = checks.get
+        if extra is _true and not pattern_checks:
+            extra = None  # additionalProperties: true changes nothing
+        if not checks and not pattern_checks and extra is None:
+            return None
+        if not pattern_checks and extra is None:
+            pairs = tuple(checks.items())
+            size = len(pairs)
+
+            def check(value):
+                if len(value) < size:
+                    for name, item in value.items():
+                        sub = lookup(name)
+                        if sub is not None and not sub(item):
+                            return False
+                    return True
+                for name, sub in pairs:
+                    item = value.get(name, _MISSING)
+                    if item is not _MISSING and not sub(item):
+                        return False
+                return True
+        elif not pattern_checks and extra is _false:
+            def check(value):
+                for name, item in value.items():
+                    sub = lookup(name)
+                    if sub is None or not sub(item):
+                        return False
+                return True
+        elif not pattern_checks:
+            def check(value):
+                for name, item in value.items():
+                    sub = lookup(name, extra)
+                    if not sub(item):
+                        return False
+                return True
+        else:
+            def check(value):
+                for name, item in value.items():
+                    sub = lookup(name)
+                    matched = sub is not None
+                    if matched and not sub(item):
+                        return False
+                    for search, pattern_check in pattern_checks:
+                        if search(name) is not None:
+                            matched = True
+                            if not pattern_check(item):
+                                return False
+                    if not matched and extra is not None and not extra(item):
+                        return False
+                return True
+
+        extra_is_false = extra is _false
+
+        def collect(value, path, out):
+            for name, item in value.items():
+                matched = False
+                step = collectors.get(name)
+                if step is not None:
+                    matched = True
+                    step(item, path + (name,), out)
+                for search, pattern_step in pattern_collectors:
+                    if search(name) is not None:
+                        matched = True
+                        pattern_step(item, path + (name,), out)
+                if not matched and extra_collect is not None:
+                    if extra_is_false:
+                        out.append(Violation(_pointer(path + (name,)), extra_where,
+                                             f"unexpected property {_show(name)}"))
+                    else:
+                        extra_collect(item, path + (name,), out)
+        return _Keyword(_OBJ, 2, check, collect)
+
+    def kw_propertyNames(self, node, schema, base, where):
+        sub = self.subschema(node, schema, "propertyNames", where, base)
+        inner, step = sub.checker(), sub.collector()
+        if inner is _true:
+            return None
+
+        def check(value):
+            for name in value:
+                if not inner(name):
+                    return False
+            return True
+
+        def collect(value, path, out):
+            here = _pointer(path)
+            for name in value:
+                found: list[Violation] = []
+                step(name, (), found)
+                for violation in found:
+                    out.append(Violation(here, violation.keyword_path, f"property name {violation.message}"))
+        return _Keyword(_OBJ, 2, check, collect)
+
+    def kw_dependentRequired(self, node, schema, base, where):
+        rules = schema["dependentRequired"]
+        if not isinstance(rules, dict) or any(
+                not isinstance(names, list) or any(not isinstance(n, str) for n in names) for names in rules.values()):
+            raise self.fail(where, "dependentRequired must map property names to arrays of strings")
+        pairs = tuple((name, frozenset(needs), tuple(needs)) for name, needs in rules.items() if needs)
+        if not pairs:
+            return None
+
+        def check(value):
+            for name, needs, _ in pairs:
+                if name in value and not value.keys() >= needs:
+                    return False
+            return True
+
+        def collect(value, path, out):
+            for name, _, needs in pairs:
+                if name in value:
+                    for need in needs:
+                        if need not in value:
+                            out.append(Violation(_pointer(path), f"{where}/{_escape(name)}",
+                                                 f"{_show(need)} is required when {_show(name)} is present"))
+        return _Keyword(_OBJ, 0, check, collect)
+
+    def kw_dependentSchemas(self, node, schema, base, where):
+        subs = self.subschema_map(node, schema, "dependentSchemas", where, base, inplace=True)
+        pairs = tuple((name, sub.checker(), sub.collector()) for name, sub in subs.items())
+
+        def check(value):
+            for name, sub, _ in pairs:
+                if name in value and not sub(value):
+                    return False
+            return True
+
+        def collect(value, path, out):
+            for name, _, step in pairs:
+                if name in value:
+                    step(value, path, out)
+        return _Keyword(_OBJ, 2, check, collect)

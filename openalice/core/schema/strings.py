@@ -1,0 +1,25 @@
+"""``pattern``: an ECMA-262 regular expression a string must match.  A part of the compiler."""
+
+from __future__ import annotations
+
+from .instances import _pointer, _show
+from .nodes import _STR, _Keyword
+from .report import Violation
+
+
+class StringKeywords:
+    __slots__ = ()
+
+    def kw_pattern(self, node, schema, base, where):
+        source = schema["pattern"]
+        if not isinstance(source, str):
+            raise self.fail(where, f"pattern must be a string, not {_show(source)}")
+        search = self.pattern(source, where).search
+
+        def check(value):
+            return search(value) is not None
+
+        def collect(value, path, out):
+            if search(value) is None:
+                out.append(Violation(_pointer(path), where, f"{_show(value)} does not match '{source}'"))
+        return _Keyword(_STR, 1, check, collect)
