@@ -151,44 +151,19 @@ def cmd_runs(args, ctx: Context) -> int:
     return 0
 
 
-def _structured(task_id: str) -> tuple[dict | None, str | None]:
-    from openalice.core import fs
-    from openalice.core.errors import AliceError
-    from openalice.runs import tasks
-
-    try:
-        data = fs.read_json(tasks.task_dir(task_id) / "structured.json", missing=None)
-    except AliceError as exc:
-        return None, str(exc)
-    if data is not None and not isinstance(data, dict):
-        return None, "structured.json is not an object"
-    return data, None
-
-
 def cmd_run(args, ctx: Context) -> int:
-    import time
-
-    from openalice.core.errors import Busy, UsageError
-    from openalice.runs import tasks
+    from openalice.core.errors import UsageError
+    from openalice.runs import results, tasks  # lazy: verb handler (tasks is on the runs read path)
 
     if args.timeout is not None and not args.wait:
         raise UsageError("--timeout needs --wait", code="usage")
-    record = tasks.effective(tasks.load_task(args.task_id))
     if args.wait:
-        deadline = None if args.timeout is None else time.monotonic() + args.timeout
-        delay = 0.05
-        while record.get("status") == "running":
-            if deadline is not None and time.monotonic() >= deadline:
-                raise Busy(f"{args.task_id} is still running after {args.timeout:g}s",
-                           code="still_running", details={"taskId": args.task_id})
-            time.sleep(delay if deadline is None else max(0.0, min(delay, deadline - time.monotonic())))
-            delay = min(delay * 2, 0.5)
-            record = tasks.effective(tasks.load_task(args.task_id))
-    structured, problem = _structured(args.task_id)
-    directory = tasks.task_dir(args.task_id)
+        record = results.wait_until_ended(args.task_id, timeout=args.timeout)
+    else:
+        record = tasks.effective(tasks.load_task(args.task_id))
+    structured, problem = results.read_structured(args.task_id)
     data = {"task": summary(record), "prompt": record.get("prompt"), "structured": structured,
-            "logs": {"stdout": str(directory / "stdout.log"), "stderr": str(directory / "stderr.log"),
-                     "structured": str(directory / "structured.json")}}
+            "logs": results.log_paths(args.task_id)}
     if problem:
         data["structuredError"] = problem
 

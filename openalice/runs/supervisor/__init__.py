@@ -31,7 +31,7 @@ import sys
 
 from openalice.core import fs, proc
 from openalice.core.errors import AliceError, InvalidInput
-from openalice.runs import tasks
+from openalice.runs import results, tasks
 
 from .outcome import JOURNAL_TEXT_BYTES, PREVIEW_CHARS, _signal_name, output_summary, status_for
 
@@ -58,7 +58,7 @@ def launch(task_id: str) -> int:
     _check_task_id(task_id)
     directory = fs.ensure_dir(tasks.task_dir(task_id), 0o700)
     return proc.launch_detached("openalice.runs.supervisor", [task_id],
-                                log_path=directory / "supervisor.log")
+                                log_path=directory / results.SUPERVISOR_LOG)
 
 
 def _check_task_id(task_id: str) -> str:

@@ -11,6 +11,7 @@ from openalice import agents, harness
 from openalice.core import fs
 from openalice.core import proc as procs
 from openalice.core.errors import AliceError
+from openalice.runs import results
 
 from .capture import _feed_stdin, _Pump, _SnapshotWriter
 from .context import _LaunchError
@@ -37,7 +38,7 @@ class EngineSteps:
         self.ensure_shims()
         try:
             adapter = agents.get_adapter(self.binding.agent)
-            run_dir = fs.ensure_dir(self.dir / "engine", 0o700)
+            run_dir = fs.ensure_dir(self.dir / results.ENGINE_DIR, 0o700)
             projection = adapter.project(
                 self.binding, mode="headless", prompt=self.record.get("prompt") or "",
                 native_session_id=native_id, workspace=self.ws.root,
@@ -99,8 +100,8 @@ class EngineSteps:
             self.interrupt(self.interruption)
         self.writer = _SnapshotWriter(self.structured_path, self.snapshot)
         self.writer.start()
-        out = _Pump(proc.stdout, self.dir / "stdout.log", self.on_stdout_line, "stdout")
-        err = _Pump(proc.stderr, self.dir / "stderr.log", None, "stderr")
+        out = _Pump(proc.stdout, self.dir / results.STDOUT_LOG, self.on_stdout_line, "stdout")
+        err = _Pump(proc.stderr, self.dir / results.STDERR_LOG, None, "stderr")
         out.start()
         err.start()
         if projection.stdin is not None:

@@ -12,7 +12,7 @@ from pathlib import Path
 from openalice import journal
 from openalice.core import clock
 from openalice.core import proc as procs
-from openalice.runs import admission, tasks
+from openalice.runs import admission, results, tasks
 from openalice.runs.streams import normalizer_for
 
 from .context import ContextSteps, _LaunchError
@@ -43,7 +43,7 @@ class Run(ContextSteps, EngineSteps, FinishSteps):
         self.normalizer = None
         self.journalled_turns = 0
         self.skipped_turns = 0
-        self.structured_path = self.dir / "structured.json"
+        self.structured_path = self.dir / results.STRUCTURED
 
     # -- helpers --
     def now(self):
