@@ -81,13 +81,12 @@ def target_workspace(spec: str | None = None, *, env: Mapping[str, str] | None =
     return ws
 
 
-def default_task_lookup() -> TaskLookup | None:
-    """``openalice.runs.tasks.find_task`` when the scheduling capability exists."""
-    try:
-        from openalice.runs.tasks import find_task  # type: ignore[import-not-found]
-    except ImportError:
-        return None
-    return find_task
+def default_task_lookup() -> TaskLookup:
+    """The runs package's lookup for origin stamps (:func:`openalice.runs.origin.run_for_origin`)."""
+    # lazy: the inbox read verbs load this module; only a push from inside a run needs the registry
+    from openalice.runs.origin import run_for_origin
+
+    return run_for_origin
 
 
 def stamp_origin(workspace, *, env: Mapping[str, str] | None = None,
