@@ -62,19 +62,19 @@ PINNED = {
         "issues.declaration issues.reader issues.schedule issues.views workspaces "
         "workspaces.access workspaces.registry",
     'alice-inbox list --json':
-        "cli.inbox cli.inbox_verbs core.flock core.fs core.homes core.jsonl core.locks "
+        "cli.inbox cli.inbox_text cli.inbox_verbs core.flock core.fs core.homes core.jsonl core.locks "
         "core.paths core.records inbox inbox.files inbox.push inbox.query inbox.readstate "
         "inbox.references inbox.store",
     'alice-inbox list --limit 20':
-        "cli.inbox cli.inbox_verbs core.clock core.flock core.fs core.homes core.jsonl "
+        "cli.inbox cli.inbox_text cli.inbox_verbs core.clock core.flock core.fs core.homes core.jsonl "
         "core.locks core.paths core.records inbox inbox.files inbox.push inbox.query "
         "inbox.readstate inbox.references inbox.store",
     'alice-inbox count --json':
-        "cli.inbox cli.inbox_verbs core.flock core.fs core.homes core.jsonl core.locks "
+        "cli.inbox cli.inbox_text cli.inbox_verbs core.flock core.fs core.homes core.jsonl core.locks "
         "core.paths core.records inbox inbox.files inbox.push inbox.query inbox.readstate "
         "inbox.references inbox.store",
     'alice-inbox show {ENTRY} --json':
-        "cli.inbox cli.inbox_verbs core.flock core.fs core.homes core.jsonl core.locks "
+        "cli.inbox cli.inbox_text cli.inbox_verbs core.flock core.fs core.homes core.jsonl core.locks "
         "core.paths core.records inbox inbox.files inbox.push inbox.query inbox.readstate "
         "inbox.references inbox.store workspaces workspaces.access workspaces.registry",
     'alice journal':
