@@ -42,22 +42,22 @@ PINNED = {
         "cli.alice cli.alice_workspace core.flock core.fs core.homes core.locks core.paths "
         "core.records workspaces workspaces.access workspaces.registry",
     'alice issue list':
-        "cli.alice cli.alice_issue core.clock core.cron core.flock core.frontmatter core.fs "
+        "cli.alice cli.alice_issue cli.alice_issue_args cli.alice_issue_text core.clock core.cron core.flock core.frontmatter core.fs "
         "core.homes core.locks core.paths core.records core.zones issues issues.board "
         "issues.declaration issues.reader issues.schedule issues.views workspaces "
         "workspaces.access workspaces.registry",
     'alice issue list --json':
-        "cli.alice cli.alice_issue core.clock core.cron core.flock core.frontmatter core.fs "
+        "cli.alice cli.alice_issue cli.alice_issue_args cli.alice_issue_text core.clock core.cron core.flock core.frontmatter core.fs "
         "core.homes core.locks core.paths core.records core.zones issues issues.board "
         "issues.declaration issues.reader issues.schedule issues.views workspaces "
         "workspaces.access workspaces.registry",
     'alice issue show {ISSUE} --json':
-        "cli.alice cli.alice_issue core.clock core.cron core.flock core.frontmatter core.fs "
+        "cli.alice cli.alice_issue cli.alice_issue_args cli.alice_issue_text core.clock core.cron core.flock core.frontmatter core.fs "
         "core.homes core.locks core.paths core.records core.zones issues issues.comments "
         "issues.declaration issues.reader issues.schedule issues.views workspaces "
         "workspaces.access workspaces.registry",
     'alice issue board --json':
-        "cli.alice cli.alice_issue core.clock core.cron core.flock core.frontmatter core.fs "
+        "cli.alice cli.alice_issue cli.alice_issue_args cli.alice_issue_text core.clock core.cron core.flock core.frontmatter core.fs "
         "core.homes core.locks core.paths core.records core.zones issues issues.board "
         "issues.declaration issues.reader issues.schedule issues.views workspaces "
         "workspaces.access workspaces.registry",
