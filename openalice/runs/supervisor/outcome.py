@@ -5,7 +5,7 @@ from __future__ import annotations
 import signal
 
 from openalice.core import clock
-from openalice.runs.streams.base import clip_text
+from openalice.runs.streams.values import clip_text
 
 PREVIEW_CHARS = 1000                 # output.assistantPreview
 JOURNAL_TEXT_BYTES = 4 * 1024        # runtime.stopped assistantText
