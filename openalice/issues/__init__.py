@@ -1,7 +1,7 @@
 """Markdown issues: ``<workspace>/.alice/issues/<id>.md`` and their comments.
 
-The API other parts use (docs/issues.md; the scheduler's side of
-``notes/contracts.md``):
+The API other parts use (docs/issues.md), the scheduler and the runner
+included:
 
 * :func:`read_issues` (ws) -> :class:`IssueSet` — every issue of a workspace,
   bad files as :class:`InvalidIssue` without hiding the others;
