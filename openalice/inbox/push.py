@@ -73,7 +73,7 @@ def target_workspace(spec: str | None = None, *, env: Mapping[str, str] | None =
                      cwd: os.PathLike | str | None = None):
     """The workspace to publish to, confined to the run's own inside a run
     (:func:`openalice.workspaces.authorize_write`)."""
-    from openalice import workspaces
+    from openalice import workspaces  # lazy: the read verbs load this module; only a push needs it
 
     env = os.environ if env is None else env
     ws = workspaces.resolve(spec, cwd=cwd, env=env)
@@ -168,7 +168,7 @@ def push(body: str, *, workspace, origin: dict | None, now: datetime,
     entry = store.append(build, now_ms=ts)
     seq = None
     if record_fact:
-        from openalice import journal
+        from openalice import journal  # lazy: the read verbs load this module; only a push records
 
         payload: dict = {"workspaceId": workspace.id, "inboxEntryId": entry["id"],
                          "workspaceLabel": workspace.label}
