@@ -167,8 +167,8 @@ def _field_flags(p, *, create: bool) -> None:
 # Handlers
 
 def cmd_create(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import workspaces
-    from openalice.issues import store, views
+    from openalice import workspaces  # lazy: verb handler
+    from openalice.issues import store, views  # lazy: verb handler
 
     ws = workspaces.resolve(args.workspace)
     access = workspaces.authorize_write(workspaces.Caller.of_process(), ws, scope="issues",
@@ -185,9 +185,9 @@ def cmd_create(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_update(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import workspaces
-    from openalice.core.errors import UsageError
-    from openalice.issues import store, views
+    from openalice import workspaces  # lazy: verb handler
+    from openalice.core.errors import UsageError  # lazy: verb handler
+    from openalice.issues import store, views  # lazy: verb handler
 
     ws = workspaces.resolve(args.workspace)
     access = workspaces.authorize_write(workspaces.Caller.of_process(), ws, scope="issues",
@@ -212,7 +212,7 @@ def cmd_update(args: argparse.Namespace, ctx: Context) -> int:
 def _runtime_warnings(ctx: Context, ws, issue) -> list[dict]:
     """What the scan would refuse on this machine (the file is valid and
     written); told on stderr, and listed in the JSON document."""
-    from openalice.issues.runnable import runtime_findings, warning_text
+    from openalice.issues.runnable import runtime_findings, warning_text  # lazy: verb handler
 
     warnings = runtime_findings(ws, issue)[1]
     if not ctx.json:
@@ -224,8 +224,8 @@ def _runtime_warnings(ctx: Context, ws, issue) -> list[dict]:
 
 
 def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import workspaces
-    from openalice.issues import comments, load_issue, views
+    from openalice import workspaces  # lazy: verb handler
+    from openalice.issues import comments, load_issue, views  # lazy: verb handler
 
     ws = workspaces.resolve(args.workspace)
     issue = load_issue(ws, args.id)
@@ -238,11 +238,11 @@ def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice.issues import board
-    from openalice.issues.declaration import STATUSES
+    from openalice.issues import board  # lazy: verb handler
+    from openalice.issues.declaration import STATUSES  # lazy: verb handler
 
     if args.status is not None and args.status not in STATUSES:
-        from openalice.core.errors import UsageError
+        from openalice.core.errors import UsageError  # lazy: verb handler
         raise UsageError(f"--status must be one of {', '.join(STATUSES)}", field="status",
                          code="usage")
     targets = alice_issue_args.targets(args)
@@ -252,7 +252,7 @@ def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_validate(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice.issues import board
+    from openalice.issues import board  # lazy: verb handler
 
     report = board.validate(alice_issue_args.targets(args), ctx.now())
     if ctx.json:
@@ -279,8 +279,8 @@ def cmd_validate(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_board(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import workspaces
-    from openalice.issues import board
+    from openalice import workspaces  # lazy: verb handler
+    from openalice.issues import board  # lazy: verb handler
 
     data = board.board(workspaces.list_workspaces(), ctx.now())
     alice_issue_text.emit_bulk(ctx, data, lambda d: printable(alice_issue_text.board_text(d)))
@@ -288,8 +288,8 @@ def cmd_board(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_comment(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import workspaces
-    from openalice.issues import comments
+    from openalice import workspaces  # lazy: verb handler
+    from openalice.issues import comments  # lazy: verb handler
 
     ws = workspaces.resolve(args.workspace)
     access = workspaces.authorize_write(workspaces.Caller.of_process(), ws, scope="issues",

@@ -115,7 +115,7 @@ def register_verbs(sub, common, *, prog: str) -> None:
 
 
 def _store():
-    from openalice.inbox import InboxStore
+    from openalice.inbox import InboxStore  # lazy: verb handler
 
     return InboxStore()
 
@@ -125,9 +125,9 @@ def _workspace_id(spec: str | None) -> str | None:
     (entries outlive their workspace's registration)."""
     if spec is None:
         return None
-    from openalice import workspaces
-    from openalice.core.errors import NotFound
-    from openalice.workspaces.registry import ID_RE
+    from openalice import workspaces  # lazy: verb handler
+    from openalice.core.errors import NotFound  # lazy: verb handler
+    from openalice.workspaces.registry import ID_RE  # lazy: verb handler
 
     try:
         return workspaces.get(spec).id
@@ -167,7 +167,7 @@ def _read_body(args: argparse.Namespace) -> str:
 
 
 def cmd_push(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import inbox
+    from openalice import inbox  # lazy: verb handler
 
     body = inbox.check_body(_read_body(args), field="--body" if args.body is not None
                             else "--body-file")
@@ -199,10 +199,10 @@ def cmd_push(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import inbox
-    from openalice.core.errors import InvalidInput
-    from openalice.core.output import table
-    from openalice.inbox.query import LIMIT_MAX
+    from openalice import inbox  # lazy: verb handler
+    from openalice.core.errors import InvalidInput  # lazy: verb handler
+    from openalice.core.output import table  # lazy: verb handler
+    from openalice.inbox.query import LIMIT_MAX  # lazy: verb handler
 
     if not 1 <= args.limit <= LIMIT_MAX:
         raise InvalidInput(f"--limit must be in 1..{LIMIT_MAX}", field="--limit", code="bad_range")
@@ -230,7 +230,7 @@ def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import inbox
+    from openalice import inbox  # lazy: verb handler
 
     data = inbox.describe(inbox.InboxStore(), args.id, verify=not args.no_verify)
 
@@ -253,8 +253,8 @@ def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_files(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import inbox
-    from openalice.inbox.query import entry_files
+    from openalice import inbox  # lazy: verb handler
+    from openalice.inbox.query import entry_files  # lazy: verb handler
 
     entry = inbox.InboxStore().get(args.id)
     available, statuses = entry_files(entry)
@@ -265,10 +265,10 @@ def cmd_files(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_cat(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import inbox
-    from openalice.core.errors import UsageError
+    from openalice import inbox  # lazy: verb handler
+    from openalice.core.errors import UsageError  # lazy: verb handler
     from openalice.inbox import cat  # lazy: verb handler (hashing and spooling only for cat)
-    from openalice.inbox.query import open_referenced, referenced_path
+    from openalice.inbox.query import open_referenced, referenced_path  # lazy: verb handler
 
     store = inbox.InboxStore()
     if (args.path is None) == (args.index is None):
@@ -300,9 +300,9 @@ def cmd_cat(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_read(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import inbox
+    from openalice import inbox  # lazy: verb handler
     from openalice.inbox import access  # lazy: verb handler
-    from openalice.core import clock
+    from openalice.core import clock  # lazy: verb handler
 
     store = inbox.InboxStore()
     access.confine_write(store.get(args.id).record["workspaceId"])
@@ -313,7 +313,7 @@ def cmd_read(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_unread(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import inbox
+    from openalice import inbox  # lazy: verb handler
     from openalice.inbox import access  # lazy: verb handler
 
     store = inbox.InboxStore()
@@ -325,8 +325,8 @@ def cmd_unread(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_mark_all_read(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import inbox
-    from openalice.core import clock
+    from openalice import inbox  # lazy: verb handler
+    from openalice.core import clock  # lazy: verb handler
     from openalice.inbox import access  # lazy: verb handler
 
     ws_id = access.mark_all_read_scope(_workspace_id(args.workspace))
@@ -339,7 +339,7 @@ def cmd_mark_all_read(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_count(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import inbox
+    from openalice import inbox  # lazy: verb handler
 
     store = inbox.InboxStore()
     data = inbox.counts(store, workspace_id=_workspace_id(args.workspace))
@@ -359,7 +359,7 @@ def cmd_count(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_delete(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import inbox
+    from openalice import inbox  # lazy: verb handler
     from openalice.inbox import access  # lazy: verb handler
 
     store = inbox.InboxStore()

@@ -53,8 +53,8 @@ def register(sub, common) -> None:
 
 
 def _fire(args, ctx: Context, fire: str) -> int:
-    from openalice.schedule.address import resolve_issue
-    from openalice.schedule.manual import fire_now
+    from openalice.schedule.address import resolve_issue  # lazy: verb handler
+    from openalice.schedule.manual import fire_now  # lazy: verb handler
 
     ws, issue_id = resolve_issue(args.issue, workspace=args.workspace)
     result = dict(fire_now(ws, issue_id, fire=fire, now=ctx.now()))
@@ -85,7 +85,7 @@ def cmd_retry_now(args, ctx: Context) -> int:
 
 def summary(record: dict) -> dict:
     """A record for listings: everything but the prompt, plus its failure."""
-    from openalice.schedule.health import classify_failure
+    from openalice.schedule.health import classify_failure  # lazy: verb handler
 
     out = {k: v for k, v in record.items() if k != "prompt"}
     prompt = record.get("prompt")
@@ -98,13 +98,13 @@ def summary(record: dict) -> dict:
 
 
 def cmd_runs(args, ctx: Context) -> int:
-    from openalice.core.errors import UsageError
-    from openalice.core.output import table
-    from openalice.runs import tasks
+    from openalice.core.errors import UsageError  # lazy: verb handler
+    from openalice.core.output import table  # lazy: verb handler
+    from openalice.runs import tasks  # lazy: verb handler
 
     workspace_id = issue_id = None
     if args.issue:
-        from openalice.schedule.address import resolve_issue
+        from openalice.schedule.address import resolve_issue  # lazy: verb handler
 
         try:
             ws, issue_id = resolve_issue(args.issue, workspace=args.workspace)
@@ -114,7 +114,7 @@ def cmd_runs(args, ctx: Context) -> int:
                 raise
             issue_id = args.issue  # no workspace context: that id in any workspace
     elif args.workspace:
-        from openalice import workspaces
+        from openalice import workspaces  # lazy: verb handler
 
         workspace_id = workspaces.get(args.workspace).id
     if args.before is not None and not tasks.is_task_id(args.before):
@@ -152,7 +152,7 @@ def cmd_runs(args, ctx: Context) -> int:
 
 
 def cmd_run(args, ctx: Context) -> int:
-    from openalice.core.errors import UsageError
+    from openalice.core.errors import UsageError  # lazy: verb handler
     from openalice.runs import results, tasks  # lazy: verb handler (tasks is on the runs read path)
 
     if args.timeout is not None and not args.wait:
