@@ -525,7 +525,7 @@ def test_the_pump_splits_chunks_into_lines_and_cuts_overlong_ones(tmp_path, monk
     monkeypatch.setattr(capture, "READ_SIZE", 7)     # lines straddle reads
     read_fd, write_fd = os.pipe()
     lines: list[bytes] = []
-    pump = capture._Pump(os.fdopen(read_fd, "rb"), tmp_path / "out.log", lines.append, "test")
+    pump = capture.Pump(os.fdopen(read_fd, "rb"), tmp_path / "out.log", lines.append, "test")
     pump.start()
     data = b"first\n" + b"y" * 250 + b"\nsecond\n" + b"z" * 120 + b"tail without newline"
     os.write(write_fd, data)

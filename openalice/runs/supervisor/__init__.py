@@ -33,7 +33,7 @@ from openalice.core import fs, proc
 from openalice.core.errors import AliceError, InvalidInput
 from openalice.runs import results, tasks
 
-from .outcome import JOURNAL_TEXT_BYTES, PREVIEW_CHARS, _signal_name, output_summary, status_for
+from .outcome import JOURNAL_TEXT_BYTES, PREVIEW_CHARS, output_summary, signal_name, status_for
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only (typing costs start-up time)
@@ -90,7 +90,7 @@ def run_task(task_id: str, *, handle_signals: bool = False) -> dict:
     if handle_signals:
         for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             previous[signum] = signal.signal(
-                signum, lambda n, _f: run.interrupt(f"supervisor received {_signal_name(n)}"))
+                signum, lambda n, _f: run.interrupt(f"supervisor received {signal_name(n)}"))
     _current = run
     try:
         try:

@@ -17,7 +17,7 @@ READ_SIZE = 64 * 1024                # bytes per read of a child's pipe
 SNAPSHOT_INTERVAL = 0.25             # structured.json is rewritten at most this often while running
 
 
-class _Pump(threading.Thread):
+class Pump(threading.Thread):
     """Drain one pipe into a capped log file, handing each stdout line on.
 
     The pipe is read in chunks as they arrive (one log write per chunk, so
@@ -117,7 +117,7 @@ def _drain(fd: int) -> None:
         pass
 
 
-class _SnapshotWriter(threading.Thread):
+class SnapshotWriter(threading.Thread):
     """Rewrites structured.json (atomically, compact) at most every
     ``SNAPSHOT_INTERVAL`` seconds while new output arrives."""
 
@@ -147,7 +147,7 @@ class _SnapshotWriter(threading.Thread):
         self.join()
 
 
-def _feed_stdin(pipe, data: bytes) -> None:
+def feed_stdin(pipe, data: bytes) -> None:
     try:
         pipe.write(data)
     except (BrokenPipeError, OSError, ValueError):

@@ -8,7 +8,7 @@ from openalice.core.errors import AliceError
 BORN_LOOKBACK = 200                  # journal lines searched for the session.born fact of a new session
 
 
-class _LaunchError(Exception):
+class LaunchError(Exception):
     """The engine could not be started (nothing ran)."""
 
     def __init__(self, message: str, code: str | None = None) -> None:
@@ -26,9 +26,9 @@ class ContextSteps:
         try:
             self.ws = workspaces.get(ws_id)
         except AliceError as exc:
-            raise _LaunchError(f"workspace {ws_id!r} is not available: {exc}") from None
+            raise LaunchError(f"workspace {ws_id!r} is not available: {exc}") from None
         if not self.ws.root.is_dir():
-            raise _LaunchError(f"workspace directory {self.ws.root} does not exist")
+            raise LaunchError(f"workspace directory {self.ws.root} does not exist")
         issue_id = self.issue_id
         if issue_id:
             try:
@@ -54,7 +54,7 @@ class ContextSteps:
                 self.binding = sessions.load_session(self.ws, owner[1:])
                 return sessions.native_session_id(self.ws, self.binding.resume_id)
             if owner not in ("@new-then-resume", "@new-each-run"):
-                raise _LaunchError(f"owner {owner!r} cannot run headless")
+                raise LaunchError(f"owner {owner!r} cannot run headless")
             request = self.record.get("runtimeRequest") or {}
             resolved = sessions.resolve_binding(
                 self.ws, surface="headless", agent=request.get("agent"), credential=request.get("credential"),
@@ -65,7 +65,7 @@ class ContextSteps:
                 model=resolved.get("model"), effort=resolved.get("reasoningEffort"),
                 display_name=self.display_name(), now=self.now())
         except AliceError as exc:
-            raise _LaunchError(f"cannot resolve the runtime of owner {owner}: {exc}") from None
+            raise LaunchError(f"cannot resolve the runtime of owner {owner}: {exc}") from None
         self.born_seq = self.born_fact_seq(self.binding.resume_id)
         if owner == "@new-then-resume" and self.issue_id:
             self.claim_issue(self.binding.resume_id)

@@ -13,8 +13,8 @@ from openalice.core import proc as procs
 from openalice.core.errors import AliceError
 from openalice.runs import results
 
-from .capture import _feed_stdin, _Pump, _SnapshotWriter
-from .context import _LaunchError
+from .capture import Pump, SnapshotWriter, feed_stdin
+from .context import LaunchError
 
 KILL_GRACE = 5.0                     # SIGTERM → SIGKILL
 DRAIN_TIMEOUT = 5.0                  # after the group is gone, wait this long for the pipes to close
@@ -48,7 +48,7 @@ class EngineSteps:
             model = adapter.model_for({"model": self.binding.model},
                                       adapter.resolve_access(self.binding.credential))
         except AliceError as exc:
-            raise _LaunchError(f"cannot start {self.binding.agent}: {exc}") from None
+            raise LaunchError(f"cannot start {self.binding.agent}: {exc}") from None
         return adapter, projection, model
 
     def ensure_shims(self) -> None:
@@ -66,11 +66,11 @@ class EngineSteps:
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         except FileNotFoundError as exc:
             if exc.filename is not None and os.fspath(exc.filename) == os.fspath(self.ws.root):
-                raise _LaunchError(f"workspace directory {self.ws.root} does not exist",
+                raise LaunchError(f"workspace directory {self.ws.root} does not exist",
                                    "spawn_failed") from None
-            raise _LaunchError(f"executable not found: {projection.argv[0]}", "executable_not_found") from None
+            raise LaunchError(f"executable not found: {projection.argv[0]}", "executable_not_found") from None
         except OSError as exc:
-            raise _LaunchError(f"cannot start {projection.argv[0]}: {exc.strerror or exc}", "spawn_failed") from None
+            raise LaunchError(f"cannot start {projection.argv[0]}: {exc.strerror or exc}", "spawn_failed") from None
 
     def on_stdout_line(self, line: bytes) -> None:
         with self.lock:
@@ -98,14 +98,14 @@ class EngineSteps:
         proc = self.proc
         if self.interruption:  # a signal arrived between spawn and here
             self.interrupt(self.interruption)
-        self.writer = _SnapshotWriter(self.structured_path, self.snapshot)
+        self.writer = SnapshotWriter(self.structured_path, self.snapshot)
         self.writer.start()
-        out = _Pump(proc.stdout, self.dir / results.STDOUT_LOG, self.on_stdout_line, "stdout")
-        err = _Pump(proc.stderr, self.dir / results.STDERR_LOG, None, "stderr")
+        out = Pump(proc.stdout, self.dir / results.STDOUT_LOG, self.on_stdout_line, "stdout")
+        err = Pump(proc.stderr, self.dir / results.STDERR_LOG, None, "stderr")
         out.start()
         err.start()
         if projection.stdin is not None:
-            threading.Thread(target=_feed_stdin, args=(proc.stdin, projection.stdin), name="stdin",
+            threading.Thread(target=feed_stdin, args=(proc.stdin, projection.stdin), name="stdin",
                              daemon=True).start()
         finished = threading.Event()
         timeout_ms = self.record.get("timeoutMs")

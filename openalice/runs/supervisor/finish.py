@@ -5,7 +5,7 @@ from __future__ import annotations
 from openalice import issues, sessions
 from openalice.core.errors import AliceError
 
-from .outcome import JOURNAL_TEXT_BYTES, _clip_utf8, _iso, _signal_name, output_summary, status_for
+from .outcome import JOURNAL_TEXT_BYTES, clip_utf8, iso, output_summary, signal_name, status_for
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only
@@ -29,13 +29,13 @@ class FinishSteps:
         status = status_for(exit_code=code, killed=self.killed, interrupted=self.interruption is not None,
                             engine_failed=engine_failed, error_after_text=error_after_text)
         self.record_native_session(native_session)
-        changes: dict[str, Any] = {"status": status, "finishedAt": _iso(self.now()),
+        changes: dict[str, Any] = {"status": status, "finishedAt": iso(self.now()),
                                    "durationMs": int(elapsed * 1000), "killed": self.killed,
                                    "output": output_summary(structured)}
         if code is not None and code >= 0:
             changes["exitCode"] = code
         elif code is not None:
-            changes["signal"] = _signal_name(-code)
+            changes["signal"] = signal_name(-code)
         if native_session:
             changes["agentSessionId"] = native_session
         if status == "interrupted":
@@ -54,7 +54,7 @@ class FinishSteps:
         if status != "done":
             stopped["error"] = self.failure_text(structured, changes)
         if structured.get("assistantText"):
-            stopped["assistantText"] = _clip_utf8(structured["assistantText"], JOURNAL_TEXT_BYTES)
+            stopped["assistantText"] = clip_utf8(structured["assistantText"], JOURNAL_TEXT_BYTES)
         if self.skipped_turns:
             stopped["turnEventsNotJournalled"] = self.skipped_turns
         self.journal("runtime.stopped", stopped, caused_by=self.started_seq)
@@ -67,7 +67,7 @@ class FinishSteps:
             return f"stopped by the watchdog after {int(self.record.get('timeoutMs') or 0) // 1000}s"
         errors = [b.get("message") for b in structured.get("blocks") or () if b.get("type") == "error"]
         if errors and errors[-1]:
-            return _clip_utf8(errors[-1], JOURNAL_TEXT_BYTES)
+            return clip_utf8(errors[-1], JOURNAL_TEXT_BYTES)
         if "signal" in changes:
             return f"the agent was killed by {changes['signal']}"
         if changes.get("exitCode"):
@@ -77,7 +77,7 @@ class FinishSteps:
     def finish_unstarted(self, *, error: str | None = None, code: str | None = None,
                          interrupted: bool = False) -> dict:
         """Nothing ran: the launch failed, or the supervisor was stopped first."""
-        changes: dict[str, Any] = {"finishedAt": _iso(self.now()), "processStarted": False}
+        changes: dict[str, Any] = {"finishedAt": iso(self.now()), "processStarted": False}
         if interrupted or (self.interruption and error is None):
             changes.update(status="interrupted", interruptionReason=self.interruption or "interrupted")
         else:

@@ -43,15 +43,15 @@ def output_summary(structured: dict) -> dict:
     }
 
 
-def _clip_utf8(text: str, limit: int) -> str:
+def clip_utf8(text: str, limit: int) -> str:
     return clip_text(text, limit)[0]
 
 
-def _iso(dt) -> str:
+def iso(dt) -> str:
     return clock.to_iso(dt)
 
 
-def _signal_name(number: int) -> str:
+def signal_name(number: int) -> str:
     try:
         return signal.Signals(number).name
     except ValueError:

@@ -15,10 +15,10 @@ from openalice.core import proc as procs
 from openalice.runs import admission, results, tasks
 from openalice.runs.streams import normalizer_for
 
-from .context import ContextSteps, _LaunchError
+from .context import ContextSteps, LaunchError
 from .engine import KILL_GRACE, EngineSteps
 from .finish import FinishSteps
-from .outcome import _iso
+from .outcome import iso
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only
@@ -95,11 +95,11 @@ class Run(ContextSteps, EngineSteps, FinishSteps):
             native_id = self.resolve_binding()
             adapter, projection, model = self.project(native_id)
             self.normalizer = normalizer_for(adapter.capabilities.stream)
-        except _LaunchError as exc:
+        except LaunchError as exc:
             return self.finish_unstarted(error=exc.message, code=exc.code)
 
         changes: dict[str, Any] = {"resumeId": self.binding.resume_id, "agent": self.binding.agent,
-                                   "startedAt": _iso(self.now())}
+                                   "startedAt": iso(self.now())}
         for key, value in (("model", model), ("effort", self.binding.reasoning_effort),
                            ("displayName", self.binding.display_name), ("parentTaskId", self.parent_task())):
             if value:
@@ -120,7 +120,7 @@ class Run(ContextSteps, EngineSteps, FinishSteps):
             return self.finish_unstarted(interrupted=True)
         try:
             self.proc = self.spawn(projection)
-        except _LaunchError as exc:
+        except LaunchError as exc:
             return self.finish_unstarted(error=exc.message, code=exc.code)
         self.update({"processStarted": True})
         return self.supervise(projection, monotonic_start)
@@ -140,7 +140,7 @@ class Run(ContextSteps, EngineSteps, FinishSteps):
         try:
             current = self.tasks.load_task(self.task_id)
             if current.get("status") == "running":
-                changes = {"status": "failed", "finishedAt": _iso(self.now())}
+                changes = {"status": "failed", "finishedAt": iso(self.now())}
                 if proc is None:
                     # Nothing started: the run reads as a launch failure.
                     changes.update(processStarted=False, exitCode=-1,
