@@ -9,9 +9,12 @@ full scanner, the clock module and the admission rule load only when needed.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 
 from . import fastpath
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: the per-minute path imports nothing it does not use
+    from collections.abc import Callable
 
 __all__ = ["parse_capacity", "scan_report"]
 
