@@ -6,6 +6,7 @@ import sys
 
 from openalice.core.output import printable  # titles and prompts may hold escape sequences
 
+from . import alice_issue_args, alice_issue_text
 from ._dispatch import Context, add_verb
 
 TYPE_CHECKING = False
@@ -166,32 +167,32 @@ def _field_flags(p, *, create: bool) -> None:
 # Handlers
 
 def cmd_create(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import workspaces
-    from openalice.issues import store, views
+    from openalice import workspaces  # lazy: verb handler
+    from openalice.issues import store, views  # lazy: verb handler
 
     ws = workspaces.resolve(args.workspace)
     access = workspaces.authorize_write(workspaces.Caller.of_process(), ws, scope="issues",
                                         approve=args.approve)
-    fields = _fields(args, ctx)
+    fields = alice_issue_args.fields(args, ctx)
     body = _read_body(args) or ""
     now = ctx.now()
     issue = store.create(ws, fields, body, issue_id=args.issue_id, now=now)
     commit = access.commit(ws, [issue.path], f"issue({issue.id}): create via alice (approved)")
     data = {"issue": views.issue_json(issue, now, workspace_id=ws.id), "action": "created",
             "commit": commit, "warnings": _runtime_warnings(ctx, ws, issue)}
-    ctx.emit(data, lambda d: printable(_change_text(d, ws)))
+    ctx.emit(data, lambda d: printable(alice_issue_text.change_text(d, ws)))
     return 0
 
 
 def cmd_update(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import workspaces
-    from openalice.core.errors import UsageError
-    from openalice.issues import store, views
+    from openalice import workspaces  # lazy: verb handler
+    from openalice.core.errors import UsageError  # lazy: verb handler
+    from openalice.issues import store, views  # lazy: verb handler
 
     ws = workspaces.resolve(args.workspace)
     access = workspaces.authorize_write(workspaces.Caller.of_process(), ws, scope="issues",
                                         approve=args.approve)
-    fields = _fields(args, ctx)
+    fields = alice_issue_args.fields(args, ctx)
     body = _read_body(args)
     if not fields and body is None and not args.unset:
         raise UsageError("nothing to change: give a field flag, --body or --unset FIELD",
@@ -204,14 +205,14 @@ def cmd_update(args: argparse.Namespace, ctx: Context) -> int:
     data = {"issue": views.issue_json(issue, now, workspace_id=ws.id),
             "action": "updated" if changed else "unchanged", "commit": commit,
             "warnings": _runtime_warnings(ctx, ws, issue)}
-    ctx.emit(data, lambda d: printable(_change_text(d, ws)))
+    ctx.emit(data, lambda d: printable(alice_issue_text.change_text(d, ws)))
     return 0
 
 
 def _runtime_warnings(ctx: Context, ws, issue) -> list[dict]:
     """What the scan would refuse on this machine (the file is valid and
     written); told on stderr, and listed in the JSON document."""
-    from openalice.issues.runnable import runtime_findings, warning_text
+    from openalice.issues.runnable import runtime_findings, warning_text  # lazy: verb handler
 
     warnings = runtime_findings(ws, issue)[1]
     if not ctx.json:
@@ -223,8 +224,8 @@ def _runtime_warnings(ctx: Context, ws, issue) -> list[dict]:
 
 
 def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import workspaces
-    from openalice.issues import comments, load_issue, views
+    from openalice import workspaces  # lazy: verb handler
+    from openalice.issues import comments, load_issue, views  # lazy: verb handler
 
     ws = workspaces.resolve(args.workspace)
     issue = load_issue(ws, args.id)
@@ -232,28 +233,28 @@ def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
     data = views.issue_json(issue, now, workspace_id=ws.id)
     data["body"] = issue.body
     data["comments"] = comments.list_comments(ws, issue.id)
-    ctx.emit(data, lambda d: printable(_show_text(d)))
+    ctx.emit(data, lambda d: printable(alice_issue_text.show_text(d)))
     return 0
 
 
 def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice.issues import board
-    from openalice.issues.declaration import STATUSES
+    from openalice.issues import board  # lazy: verb handler
+    from openalice.issues.declaration import STATUSES  # lazy: verb handler
 
     if args.status is not None and args.status not in STATUSES:
-        from openalice.core.errors import UsageError
+        from openalice.core.errors import UsageError  # lazy: verb handler
         raise UsageError(f"--status must be one of {', '.join(STATUSES)}", field="status",
                          code="usage")
-    targets = _targets(args)
+    targets = alice_issue_args.targets(args)
     data = board.listing(targets, ctx.now(), status=args.status)
-    _emit_bulk(ctx, data, lambda d: printable(_list_text(d, many=args.all)))
+    alice_issue_text.emit_bulk(ctx, data, lambda d: printable(alice_issue_text.list_text(d, many=args.all)))
     return 0
 
 
 def cmd_validate(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice.issues import board
+    from openalice.issues import board  # lazy: verb handler
 
-    report = board.validate(_targets(args), ctx.now())
+    report = board.validate(alice_issue_args.targets(args), ctx.now())
     if ctx.json:
         ctx.emit(report.to_dict())
     else:
@@ -278,23 +279,23 @@ def cmd_validate(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_board(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import workspaces
-    from openalice.issues import board
+    from openalice import workspaces  # lazy: verb handler
+    from openalice.issues import board  # lazy: verb handler
 
     data = board.board(workspaces.list_workspaces(), ctx.now())
-    _emit_bulk(ctx, data, lambda d: printable(_board_text(d)))
+    alice_issue_text.emit_bulk(ctx, data, lambda d: printable(alice_issue_text.board_text(d)))
     return 0
 
 
 def cmd_comment(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import workspaces
-    from openalice.issues import comments
+    from openalice import workspaces  # lazy: verb handler
+    from openalice.issues import comments  # lazy: verb handler
 
     ws = workspaces.resolve(args.workspace)
     access = workspaces.authorize_write(workspaces.Caller.of_process(), ws, scope="issues",
                                         approve=args.approve)
     markdown = _read_body(args)
-    comment, created = comments.add_comment(ws, args.id, markdown, author=_author(ws),
+    comment, created = comments.add_comment(ws, args.id, markdown, author=alice_issue_args.author(ws),
                                             now=ctx.now(), comment_id=args.comment_id,
                                             reply_to=args.reply_to)
     commit = None
@@ -311,88 +312,6 @@ def cmd_comment(args: argparse.Namespace, ctx: Context) -> int:
 
 # --------------------------------------------------------------------------
 # Helpers
-
-def _emit_bulk(ctx: Context, data: dict, human) -> None:
-    """list and board print compact JSON: a thousand issues pretty-printed
-    cost more than reading them (json's C encoder does not indent)."""
-    if not ctx.json:
-        ctx.emit(data, human)
-        return
-    import json
-    ctx.stdout.write(json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n")
-
-
-def _targets(args) -> list:
-    from openalice import workspaces
-    from openalice.core.errors import UsageError
-
-    if args.all:
-        if args.workspace:
-            raise UsageError("--all and --workspace exclude each other", code="usage")
-        return workspaces.list_workspaces()
-    try:
-        return [workspaces.resolve(args.workspace)]
-    except UsageError as exc:
-        if exc.code == "no_workspace":
-            raise UsageError("not inside a registered workspace; pass --workspace PATH|ID or "
-                             "--all", code="no_workspace") from None
-        raise
-
-
-def _fields(args, ctx: Context) -> dict:
-    fields: dict = {}
-    if args.title is not None:
-        fields["title"] = args.title
-    when: dict = {}
-    if args.every is not None:
-        when = {"kind": "every", "every": args.every}
-    elif args.cron is not None:
-        when = {"kind": "cron", "cron": args.cron}
-    elif args.at is not None:
-        when = {"kind": "at", "at": args.at}
-    if args.timezone is not None:
-        when["timezone"] = args.timezone
-    if args.catch_up is not None:
-        when["catchUp"] = args.catch_up
-    if when:
-        fields["when"] = when
-    if args.assignee is not None:
-        fields["assignee"] = _assignee(args.assignee)
-    for flag, key in (("status", "status"), ("priority", "priority"), ("agent", "agent"),
-                      ("credential", "credential"), ("model", "model"), ("effort", "effort"),
-                      ("timeout", "timeout"), ("comment_prompt", "commentPrompt")):
-        value = getattr(args, flag)
-        if value is not None:
-            fields[key] = value
-    if args.native_credential:
-        fields["credentialSource"] = "native"
-    return fields
-
-
-def _assignee(value: str) -> str:
-    if value.strip().lower() not in ("@me", "me"):
-        return value
-    from openalice import workspaces
-    from openalice.core.errors import UsageError
-
-    run = workspaces.run_environment()
-    if run is None or not run.resume_id:
-        raise UsageError("`@me` means the session of the current headless run; outside a run "
-                         "(no ALICE_RUN_ID / ALICE_RESUME_ID) name the assignee", field="assignee",
-                         code="usage")
-    return f"@{run.resume_id}"
-
-
-def _author(ws) -> str:
-    from openalice import workspaces
-
-    run = workspaces.run_environment()
-    if run is None:
-        return "human"
-    if run.resume_id:
-        return f"@{run.resume_id}"
-    return f"ws:{ws.label}"
-
 
 def _read_body(args) -> str | None:
     from openalice.core.errors import InvalidInput
@@ -422,126 +341,3 @@ def _read_body(args) -> str | None:
 
 # --------------------------------------------------------------------------
 # Human output
-
-def _when_text(when: dict | None) -> str:
-    if not when:
-        return "-"
-    kind = when["kind"]
-    if kind == "cron":
-        text = f"cron `{when['cron']}` {when['timezone']}"
-        return text if when.get("catchUp", True) else text + " (no catch-up)"
-    return f"{kind} {when[kind]}"
-
-
-def _schedule_text(issue: dict) -> str:
-    if not issue["scheduled"]:
-        return "-"
-    text = _when_text(issue["when"])
-    schedule = issue["schedule"]
-    if schedule["problem"]:
-        return f"{text}  [never fires]"
-    if schedule["nextFireAt"] and (schedule["note"] or "").startswith("due now"):
-        return f"{text}  due now (the next scan starts it)"
-    if schedule["nextFireAt"]:
-        return f"{text}  next {schedule['nextFireAt']}"
-    return text
-
-
-def _change_text(data: dict, ws) -> str:
-    issue = data["issue"]
-    lines = [f"{data['action']}: {ws.id}/{issue['id']}  {issue['path']}"]
-    if issue["scheduled"]:
-        lines.append(f"  schedule: {_schedule_text(issue)}  assignee {issue['assignee']}")
-    if data.get("commit"):
-        lines.append(f"  committed in {ws.path} as {data['commit'][:12]}")
-    return "\n".join(lines)
-
-
-def _show_text(d: dict) -> str:
-    lines = [f"{d['title']}", f"  id:        {d['workspaceId']}/{d['id']}",
-             f"  path:      {d['path']}",
-             f"  status:    {d['status']}    priority: {d['priority']}",
-             f"  assignee:  {d['assignee']}"]
-    if d["scheduled"]:
-        lines.append(f"  schedule:  {_schedule_text(d)}")
-        if d["schedule"]["problem"]:
-            lines.append(f"  problem:   {d['schedule']['problem']}")
-        elif d["schedule"]["note"]:
-            lines.append(f"  note:      {d['schedule']['note']}")
-    for key in ("agent", "credential", "credentialSource", "model", "effort", "timeout"):
-        if d[key] is not None:
-            lines.append(f"  {key + ':':<10} {d[key]}")
-    for key, value in d["extra"].items():
-        lines.append(f"  {key}: {value!r} (not an issue field; kept)")
-    lines += ["", "What (the prompt of a scheduled run):", ""]
-    lines += ["  " + line if line else "" for line in d["what"].split("\n")]
-    if d["comments"]:
-        lines += ["", f"Comments ({len(d['comments'])}):"]
-        for c in d["comments"]:
-            lines.append(f"  - {c['at']} {c['author']} [{c['id']}]")
-            lines += ["      " + line for line in c["markdown"].split("\n")]
-    return "\n".join(lines)
-
-
-def _list_text(d: dict, *, many: bool) -> str:
-    from openalice.core.output import table
-
-    out = []
-    for ws in d["workspaces"]:
-        if ws["state"] in ("invalid", "unreadable"):
-            out.append(f"workspace {ws['id']}: {ws['state']}: {ws.get('error', '')}")
-    if d["issues"]:
-        rows = []
-        for i in d["issues"]:
-            row = [i["id"], i["status"], i["priority"], i["assignee"], _schedule_text(i),
-                   _one_line(i["title"])]
-            rows.append(([i["workspaceId"]] if many else []) + row)
-        headers = (["WORKSPACE"] if many else []) + ["ID", "STATUS", "PRIORITY", "ASSIGNEE",
-                                                      "SCHEDULE", "TITLE"]
-        out.append(table(rows, headers))
-    elif not d["invalid"]:
-        out.append("no issues (create one with 'alice issue create --title ...')")
-    if d["invalid"]:
-        out.append("")
-        out.append(f"invalid files ({len(d['invalid'])}):")
-        out.extend(_invalid_lines(d["invalid"], many))
-    return "\n".join(out)
-
-
-def _invalid_lines(items: list, many: bool) -> list[str]:
-    lines = []
-    for item in items:
-        name = f"{item['workspaceId']}/{item['id']}" if many else item["id"]
-        lines.append(f"  {name}  {item['path']}")
-        lines.extend(f"      {e['field']}: {e['reason']}" for e in item["errors"])
-    return lines
-
-
-def _board_text(d: dict) -> str:
-    out = []
-    states = d["workspaces"]
-    if not states:
-        return "no workspaces registered (create one with 'alice workspace init PATH')"
-    bad = [w for w in states if w["state"] in ("invalid", "unreadable")]
-    out.append(f"Issue board: {len(states)} workspace{'s' if len(states) != 1 else ''}"
-               + (f", {len(bad)} not readable" if bad else ""))
-    for w in bad:
-        out.append(f"  ! {w['id']} ({w['path']}): {w['state']}: {w.get('error', '')}")
-    for column in d["columns"]:
-        out.append("")
-        out.append(f"{column['status'].upper()} ({len(column['issues'])})")
-        for i in column["issues"]:
-            sched = _schedule_text(i)
-            out.append(f"  [{i['priority']:<6}] {i['workspaceId']}/{i['id']}  "
-                       f"{_one_line(i['title'])}  {i['assignee']}"
-                       + (f"  {sched}" if sched != "-" else ""))
-    if d["invalid"]:
-        out.append("")
-        out.append(f"INVALID FILES ({len(d['invalid'])})")
-        out.extend(_invalid_lines(d["invalid"], True))
-    return "\n".join(out)
-
-
-def _one_line(text: str, limit: int = 60) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit - 1] + "…"

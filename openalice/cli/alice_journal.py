@@ -56,8 +56,8 @@ def _line(record: dict) -> str:
 
 
 def cmd_journal(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import journal
-    from openalice.core.errors import UsageError
+    from openalice import journal  # lazy: verb handler
+    from openalice.core.errors import UsageError  # lazy: verb handler
 
     where = journal.make_filter(args.family, args.type)
     if args.page is not None and (args.after_seq is not None or args.follow):
@@ -91,10 +91,10 @@ def cmd_journal(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def _follow(args: argparse.Namespace, ctx: Context, where) -> int:
-    import signal
+    import signal  # lazy: verb handler
 
-    from openalice import journal
-    from openalice.core.errors import InvalidInput
+    from openalice import journal  # lazy: verb handler
+    from openalice.core.errors import InvalidInput  # lazy: verb handler
 
     if args.after_seq is not None and args.after_seq < 0:
         raise InvalidInput("--after-seq must be ≥ 0", field="--after-seq", code="bad_seq")
@@ -107,7 +107,7 @@ def _follow(args: argparse.Namespace, ctx: Context, where) -> int:
     def on_term(signum, frame):
         raise _Stop()
 
-    from openalice.core.output import printable
+    from openalice.core.output import printable  # lazy: verb handler
 
     previous = signal.signal(signal.SIGTERM, on_term)
     try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
+from . import inbox_text
 from ._dispatch import Context, add_verb
 
 TYPE_CHECKING = False
@@ -114,7 +115,7 @@ def register_verbs(sub, common, *, prog: str) -> None:
 
 
 def _store():
-    from openalice.inbox import InboxStore
+    from openalice.inbox import InboxStore  # lazy: verb handler
 
     return InboxStore()
 
@@ -124,9 +125,9 @@ def _workspace_id(spec: str | None) -> str | None:
     (entries outlive their workspace's registration)."""
     if spec is None:
         return None
-    from openalice import workspaces
-    from openalice.core.errors import NotFound
-    from openalice.workspaces.registry import ID_RE
+    from openalice import workspaces  # lazy: verb handler
+    from openalice.core.errors import NotFound  # lazy: verb handler
+    from openalice.workspaces.registry import ID_RE  # lazy: verb handler
 
     try:
         return workspaces.get(spec).id
@@ -134,74 +135,6 @@ def _workspace_id(spec: str | None) -> str | None:
         if ID_RE.match(spec):
             return spec
         raise
-
-
-def _confine(workspace_id: str) -> None:
-    """Inside a headless run, writes touch only the run's own workspace."""
-    from openalice import workspaces
-
-    workspaces.authorize_write(workspaces.Caller.of_process(), workspace_id)
-
-
-def _warn_problems(ctx: Context, problems: list[dict]) -> None:
-    from openalice.inbox.store import READ_STATE_FILE
-
-    for p in problems:
-        if p["file"].endswith(READ_STATE_FILE):
-            ctx.warn(f"{p['file']}: {p['reason']}")
-        else:
-            ctx.warn(f"skipped line at byte {p['offset']} of {p['file']}: {p['reason']}")
-
-
-def _iso(ms: int) -> str:
-    from openalice.core import clock
-
-    return clock.to_iso(clock.from_ms(ms))
-
-
-def _origin_text(origin: dict | None) -> str:
-    if origin is None:
-        return "(none: not stamped)"
-    if origin.get("kind") != "headless":
-        return origin.get("kind", "?")
-    parts = [f"headless run {origin.get('runId')}", f"session {origin.get('resumeId')}"]
-    if origin.get("agent"):
-        parts.append(f"agent {origin['agent']}")
-    if origin.get("issueId"):
-        parts.append(f"issue {origin.get('issueWorkspaceId', '?')}/{origin['issueId']}")
-    return ", ".join(parts)
-
-
-def _short(revision: str | None) -> str:
-    return revision[:19] + "…" if revision else "-"
-
-
-_STATE_WORDS = {"missing": "missing", "path_escape": "escapes", "not_regular_file": "not-file",
-                "unreadable": "unreadable", "workspace_unavailable": "no-workspace"}
-
-
-def _files_table(files: list[dict]) -> str:
-    from openalice.core.output import table
-
-    if not files:
-        return "  (no file references)"
-    rows = []
-    for f in files:
-        if f["available"]:
-            match = f.get("matchesRevision")
-            state = "ok" if match else ("changed" if match is False else "new")
-            if match is None and "currentRevision" not in f:
-                state = "available"
-            note = _short(f.get("revision"))
-            if match is False:
-                note += f" → now {_short(f['currentRevision'])}"
-            if f.get("revision") is None:
-                note = "no published revision (unavailable at push time)"
-        else:
-            state = _STATE_WORDS.get(f.get("reason", ""), "unavailable")
-            note = _short(f.get("revision")) if f.get("revision") else "no published revision"
-        rows.append([state, f["path"], note])
-    return "\n".join("  " + line for line in table(rows).splitlines())
 
 
 # -- verbs -----------------------------------------------------------------------
@@ -234,7 +167,7 @@ def _read_body(args: argparse.Namespace) -> str:
 
 
 def cmd_push(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import inbox
+    from openalice import inbox  # lazy: verb handler
 
     body = inbox.check_body(_read_body(args), field="--body" if args.body is not None
                             else "--body-file")
@@ -266,10 +199,10 @@ def cmd_push(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import inbox
-    from openalice.core.errors import InvalidInput
-    from openalice.core.output import table
-    from openalice.inbox.query import LIMIT_MAX
+    from openalice import inbox  # lazy: verb handler
+    from openalice.core.errors import InvalidInput  # lazy: verb handler
+    from openalice.core.output import table  # lazy: verb handler
+    from openalice.inbox.query import LIMIT_MAX  # lazy: verb handler
 
     if not 1 <= args.limit <= LIMIT_MAX:
         raise InvalidInput(f"--limit must be in 1..{LIMIT_MAX}", field="--limit", code="bad_range")
@@ -277,14 +210,14 @@ def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
     data = inbox.list_entries(store, workspace_id=_workspace_id(args.workspace),
                               unread=args.unread, limit=args.limit, before=args.before)
     if not ctx.json:
-        _warn_problems(ctx, data["problems"])
+        inbox_text.warn_problems(ctx, data["problems"])
 
     def human(d: dict) -> str:
         if not d["entries"]:
             return "no entries" + (" (unknown --before id?)" if args.before else "")
         rows = []
         for e in d["entries"]:
-            rows.append(["" if e["read"] else "*", e["id"], _iso(e["ts"]), e["workspaceId"],
+            rows.append(["" if e["read"] else "*", e["id"], inbox_text.iso(e["ts"]), e["workspaceId"],
                          str(len(inbox.parse_references(e["body"]).paths)),
                          inbox.summary_of(e["body"]) or ""])
         text = table(rows, ["", "ID", "TIME", "WORKSPACE", "FILES", "SUMMARY"])
@@ -297,7 +230,7 @@ def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import inbox
+    from openalice import inbox  # lazy: verb handler
 
     data = inbox.describe(inbox.InboxStore(), args.id, verify=not args.no_verify)
 
@@ -307,12 +240,12 @@ def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
         ws = e["workspaceId"] + (f" ({label})" if label else "")
         if not d["workspaceAvailable"]:
             ws += "  [no longer registered]"
-        lines = [f"id:        {e['id']}", f"time:      {_iso(e['ts'])}", f"workspace: {ws}",
-                 f"origin:    {_origin_text(e.get('origin'))}",
-                 f"status:    {'read at ' + _iso(e['readAt']) if e['read'] else 'unread'}"]
+        lines = [f"id:        {e['id']}", f"time:      {inbox_text.iso(e['ts'])}", f"workspace: {ws}",
+                 f"origin:    {inbox_text.origin_text(e.get('origin'))}",
+                 f"status:    {'read at ' + inbox_text.iso(e['readAt']) if e['read'] else 'unread'}"]
         if e["silent"]:
             lines.append("silent:    yes ([[no-reply]])")
-        lines += ["", "files:", _files_table(d["files"]), "", "---", e["body"]]
+        lines += ["", "files:", inbox_text.files_table(d["files"]), "", "---", e["body"]]
         return "\n".join(lines)
 
     ctx.emit(data, human)
@@ -320,25 +253,22 @@ def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_files(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import inbox
-    from openalice.inbox.query import entry_files
+    from openalice import inbox  # lazy: verb handler
+    from openalice.inbox.query import entry_files  # lazy: verb handler
 
     entry = inbox.InboxStore().get(args.id)
     available, statuses = entry_files(entry)
     data = {"id": entry.id, "workspaceId": entry.record["workspaceId"],
             "workspaceAvailable": available, "files": [s.to_dict() for s in statuses]}
-    ctx.emit(data, lambda d: _files_table(d["files"]))
+    ctx.emit(data, lambda d: inbox_text.files_table(d["files"]))
     return 0
 
 
 def cmd_cat(args: argparse.Namespace, ctx: Context) -> int:
-    import hashlib
-    import tempfile
-
-    from openalice import inbox
-    from openalice.core.errors import Conflict, OperationalError, UsageError
-    from openalice.inbox.files import CHUNK
-    from openalice.inbox.query import open_referenced, referenced_path
+    from openalice import inbox  # lazy: verb handler
+    from openalice.core.errors import UsageError  # lazy: verb handler
+    from openalice.inbox import cat  # lazy: verb handler (hashing and spooling only for cat)
+    from openalice.inbox.query import open_referenced, referenced_path  # lazy: verb handler
 
     store = inbox.InboxStore()
     if (args.path is None) == (args.index is None):
@@ -350,40 +280,14 @@ def cmd_cat(args: argparse.Namespace, ctx: Context) -> int:
         args.path = referenced_path(store, args.id, args.index)
     fd, published = open_referenced(store, args.id, args.path)
     with os.fdopen(fd, "rb", buffering=0) as src:
-        if args.require_revision and published is None:
-            raise Conflict(f"{args.path} has no published revision (it was unavailable at "
-                           "push time)", field="PATH", code="no_revision")
         if ctx.json:
-            return _cat_json(ctx, src, args, published)
-        digest = hashlib.sha256()
-        out = sys.stdout.buffer
-        if args.require_revision:
-            # Hash a private copy first, then emit that copy: the bytes shown
-            # are exactly the bytes checked, even if the file changes meanwhile.
-            with tempfile.TemporaryFile() as spool:
-                for chunk in iter(lambda: src.read(CHUNK), b""):
-                    digest.update(chunk)
-                    spool.write(chunk)
-                current = "sha256:" + digest.hexdigest()
-                if current != published:
-                    raise Conflict(f"{args.path} changed since it was published "
-                                   f"({published} → {current})", field="PATH",
-                                   code="revision_mismatch")
-                spool.seek(0)
-                for chunk in iter(lambda: spool.read(CHUNK), b""):
-                    out.write(chunk)
-            out.flush()
+            ctx.emit(cat.document(src, entry_id=args.id, path=args.path, published=published,
+                                  require_revision=args.require_revision))
             return 0
-        try:
-            for chunk in iter(lambda: src.read(CHUNK), b""):
-                digest.update(chunk)
-                out.write(chunk)
-            out.flush()
-        except OSError as exc:
-            if isinstance(exc, BrokenPipeError):
-                raise
-            raise OperationalError(f"cannot read {args.path}: {exc.strerror}") from None
-    current = "sha256:" + digest.hexdigest()
+        current = cat.copy_checked(src, sys.stdout.buffer, path=args.path, published=published,
+                                   require_revision=args.require_revision)
+    if args.require_revision:
+        return 0
     if published is None:
         ctx.info(f"{ctx.prog}: note: {args.path} has no published revision "
                  "(it was unavailable at push time)")
@@ -395,43 +299,13 @@ def cmd_cat(args: argparse.Namespace, ctx: Context) -> int:
     return 0
 
 
-_CAT_JSON_MAX = 16 * 1024 * 1024
-
-
-def _cat_json(ctx: Context, src, args: argparse.Namespace, published: str | None) -> int:
-    import base64
-    import hashlib
-
-    from openalice.core.errors import Conflict, InvalidInput
-
-    data = src.read(_CAT_JSON_MAX + 1)
-    if len(data) > _CAT_JSON_MAX:
-        raise InvalidInput(f"{args.path} is larger than 16 MiB; use cat without --json",
-                           field="PATH", code="too_large")
-    current = "sha256:" + hashlib.sha256(data).hexdigest()
-    matches = None if published is None else current == published
-    if args.require_revision and not matches:
-        raise Conflict(f"{args.path} changed since it was published ({published} → {current})",
-                       field="PATH", code="revision_mismatch")
-    try:
-        content, encoding = data.decode("utf-8"), "utf-8"
-    except UnicodeDecodeError:
-        content, encoding = base64.b64encode(data).decode("ascii"), "base64"
-    doc = {"id": args.id, "path": args.path, "currentRevision": current,
-           "matchesRevision": matches, "size": len(data), "encoding": encoding,
-           "content": content}
-    if published is not None:
-        doc["revision"] = published
-    ctx.emit(doc)
-    return 0
-
-
 def cmd_read(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import inbox
-    from openalice.core import clock
+    from openalice import inbox  # lazy: verb handler
+    from openalice.inbox import access  # lazy: verb handler
+    from openalice.core import clock  # lazy: verb handler
 
     store = inbox.InboxStore()
-    _confine(store.get(args.id).record["workspaceId"])
+    access.confine_write(store.get(args.id).record["workspaceId"])
     read_at = inbox.mark_read(store, args.id, now_ms=clock.to_ms(ctx.now()))
     ctx.emit({"id": args.id, "read": True, "readAt": read_at},
              lambda d: f"read: {d['id']}")
@@ -439,10 +313,11 @@ def cmd_read(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_unread(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import inbox
+    from openalice import inbox  # lazy: verb handler
+    from openalice.inbox import access  # lazy: verb handler
 
     store = inbox.InboxStore()
-    _confine(store.get(args.id).record["workspaceId"])
+    access.confine_write(store.get(args.id).record["workspaceId"])
     was = inbox.mark_unread(store, args.id)
     ctx.emit({"id": args.id, "read": False, "wasRead": was},
              lambda d: f"unread: {d['id']}" + ("" if was else " (it was not read)"))
@@ -450,15 +325,11 @@ def cmd_unread(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_mark_all_read(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import inbox, workspaces
-    from openalice.core import clock
+    from openalice import inbox  # lazy: verb handler
+    from openalice.core import clock  # lazy: verb handler
+    from openalice.inbox import access  # lazy: verb handler
 
-    ws_id = _workspace_id(args.workspace)
-    run = workspaces.run_environment()
-    if run is not None:
-        if ws_id is not None:
-            _confine(ws_id)
-        ws_id = run.workspace_id
+    ws_id = access.mark_all_read_scope(_workspace_id(args.workspace))
     data = inbox.mark_all_read(inbox.InboxStore(), now_ms=clock.to_ms(ctx.now()),
                                workspace_id=ws_id)
     if data.get("setAside") and not ctx.json:
@@ -468,14 +339,14 @@ def cmd_mark_all_read(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_count(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import inbox
+    from openalice import inbox  # lazy: verb handler
 
     store = inbox.InboxStore()
     data = inbox.counts(store, workspace_id=_workspace_id(args.workspace))
     if store.problems:
         data["problems"] = store.problems
         if not ctx.json:
-            _warn_problems(ctx, store.problems)
+            inbox_text.warn_problems(ctx, store.problems)
 
     def human(d: dict) -> str:
         text = f"{d['unread']} unread of {d['total']}"
@@ -488,10 +359,11 @@ def cmd_count(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_delete(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import inbox
+    from openalice import inbox  # lazy: verb handler
+    from openalice.inbox import access  # lazy: verb handler
 
     store = inbox.InboxStore()
-    _confine(store.get(args.id).record["workspaceId"])
+    access.confine_write(store.get(args.id).record["workspaceId"])
     record = inbox.delete(store, args.id)
     if store.read_state_problem:
         ctx.warn(f"{store.read_state_path}: {store.read_state_problem}")

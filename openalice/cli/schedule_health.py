@@ -30,12 +30,12 @@ def register(sub, common) -> None:
 
 
 def cmd_health(args, ctx: Context) -> int:
-    from openalice.core.output import table
-    from openalice.schedule.health import health_report
+    from openalice.core.output import table  # lazy: verb handler
+    from openalice.schedule.health import health_report  # lazy: verb handler
 
     workspaces = None
     if args.workspace:
-        from openalice import workspaces as registry
+        from openalice import workspaces as registry  # lazy: verb handler
 
         workspaces = [registry.get(args.workspace)]
     report = health_report(now=ctx.now(), workspaces=workspaces)
@@ -58,11 +58,11 @@ def cmd_health(args, ctx: Context) -> int:
 
 
 def cmd_next(args, ctx: Context) -> int:
-    from openalice.core import clock
-    from openalice.core.errors import Conflict
-    from openalice.schedule import cursors, due
-    from openalice.schedule.address import load_issue, resolve_issue
-    from openalice.schedule.upcoming import upcoming
+    from openalice.core import clock  # lazy: verb handler
+    from openalice.core.errors import Conflict  # lazy: verb handler
+    from openalice.schedule import cursors, due  # lazy: verb handler
+    from openalice.schedule.address import load_issue, resolve_issue  # lazy: verb handler
+    from openalice.schedule.upcoming import upcoming  # lazy: verb handler
 
     ws, issue_id = resolve_issue(args.issue, workspace=args.workspace)
     issue = load_issue(ws, issue_id)

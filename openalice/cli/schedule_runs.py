@@ -53,8 +53,8 @@ def register(sub, common) -> None:
 
 
 def _fire(args, ctx: Context, fire: str) -> int:
-    from openalice.schedule.address import resolve_issue
-    from openalice.schedule.manual import fire_now
+    from openalice.schedule.address import resolve_issue  # lazy: verb handler
+    from openalice.schedule.manual import fire_now  # lazy: verb handler
 
     ws, issue_id = resolve_issue(args.issue, workspace=args.workspace)
     result = dict(fire_now(ws, issue_id, fire=fire, now=ctx.now()))
@@ -85,7 +85,7 @@ def cmd_retry_now(args, ctx: Context) -> int:
 
 def summary(record: dict) -> dict:
     """A record for listings: everything but the prompt, plus its failure."""
-    from openalice.schedule.health import classify_failure
+    from openalice.schedule.health import classify_failure  # lazy: verb handler
 
     out = {k: v for k, v in record.items() if k != "prompt"}
     prompt = record.get("prompt")
@@ -98,13 +98,13 @@ def summary(record: dict) -> dict:
 
 
 def cmd_runs(args, ctx: Context) -> int:
-    from openalice.core.errors import UsageError
-    from openalice.core.output import table
-    from openalice.runs import tasks
+    from openalice.core.errors import UsageError  # lazy: verb handler
+    from openalice.core.output import table  # lazy: verb handler
+    from openalice.runs import tasks  # lazy: verb handler
 
     workspace_id = issue_id = None
     if args.issue:
-        from openalice.schedule.address import resolve_issue
+        from openalice.schedule.address import resolve_issue  # lazy: verb handler
 
         try:
             ws, issue_id = resolve_issue(args.issue, workspace=args.workspace)
@@ -114,7 +114,7 @@ def cmd_runs(args, ctx: Context) -> int:
                 raise
             issue_id = args.issue  # no workspace context: that id in any workspace
     elif args.workspace:
-        from openalice import workspaces
+        from openalice import workspaces  # lazy: verb handler
 
         workspace_id = workspaces.get(args.workspace).id
     if args.before is not None and not tasks.is_task_id(args.before):
@@ -151,44 +151,19 @@ def cmd_runs(args, ctx: Context) -> int:
     return 0
 
 
-def _structured(task_id: str) -> tuple[dict | None, str | None]:
-    from openalice.core import fs
-    from openalice.core.errors import AliceError
-    from openalice.runs import tasks
-
-    try:
-        data = fs.read_json(tasks.task_dir(task_id) / "structured.json", missing=None)
-    except AliceError as exc:
-        return None, str(exc)
-    if data is not None and not isinstance(data, dict):
-        return None, "structured.json is not an object"
-    return data, None
-
-
 def cmd_run(args, ctx: Context) -> int:
-    import time
-
-    from openalice.core.errors import Busy, UsageError
-    from openalice.runs import tasks
+    from openalice.core.errors import UsageError  # lazy: verb handler
+    from openalice.runs import results, tasks  # lazy: verb handler (tasks is on the runs read path)
 
     if args.timeout is not None and not args.wait:
         raise UsageError("--timeout needs --wait", code="usage")
-    record = tasks.effective(tasks.load_task(args.task_id))
     if args.wait:
-        deadline = None if args.timeout is None else time.monotonic() + args.timeout
-        delay = 0.05
-        while record.get("status") == "running":
-            if deadline is not None and time.monotonic() >= deadline:
-                raise Busy(f"{args.task_id} is still running after {args.timeout:g}s",
-                           code="still_running", details={"taskId": args.task_id})
-            time.sleep(delay if deadline is None else max(0.0, min(delay, deadline - time.monotonic())))
-            delay = min(delay * 2, 0.5)
-            record = tasks.effective(tasks.load_task(args.task_id))
-    structured, problem = _structured(args.task_id)
-    directory = tasks.task_dir(args.task_id)
+        record = results.wait_until_ended(args.task_id, timeout=args.timeout)
+    else:
+        record = tasks.effective(tasks.load_task(args.task_id))
+    structured, problem = results.read_structured(args.task_id)
     data = {"task": summary(record), "prompt": record.get("prompt"), "structured": structured,
-            "logs": {"stdout": str(directory / "stdout.log"), "stderr": str(directory / "stderr.log"),
-                     "structured": str(directory / "structured.json")}}
+            "logs": results.log_paths(args.task_id)}
     if problem:
         data["structuredError"] = problem
 

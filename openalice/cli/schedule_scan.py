@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-import os
 import sys
+
+from openalice.schedule import scan_entry
+from openalice.schedule.scan_entry import parse_capacity
 
 from ._args import type_error
 
@@ -11,7 +13,7 @@ __all__ = ["register", "cmd_scan", "fast_scan", "human_report"]
 
 
 def register(sub, common) -> None:
-    from ._dispatch import add_verb
+    from ._dispatch import add_verb  # lazy: only the argparse path registers verbs
 
     p = add_verb(sub, "scan", cmd_scan, common=common,
                  help="run every due scheduled issue once",
@@ -29,14 +31,8 @@ def register(sub, common) -> None:
                    help="at most N live runs (default: $OPENALICE_RUN_CAPACITY, else 8)")
 
 
-def _parse_capacity(text: str) -> int | None:
-    if not (text.isascii() and text.isdigit()) or len(text) > 4 or int(text) > 1000:
-        return None
-    return int(text)
-
-
 def _capacity(text: str) -> int:
-    value = _parse_capacity(text)
+    value = parse_capacity(text)
     if value is None:
         raise type_error("must be an integer 0-1000")
     return value
@@ -84,71 +80,32 @@ def human_report(report: dict) -> str:
 
 
 def _blocking_reasons() -> tuple[str, ...]:
-    from openalice.schedule.readiness import REASONS
+    from openalice.schedule.readiness import REASONS  # lazy: only a report with skips needs it
 
     return REASONS
 
 
 def scan_report(*, dry_run: bool, now_text: str | None, capacity: int | None = None) -> dict:
-    """The scan as the tool runs it: the cache-only answer when nothing is
-    due (:mod:`openalice.schedule.fastpath`), else the full scanner."""
-    from openalice.schedule import fastpath
-
-    env_capacity = os.environ.get("OPENALICE_RUN_CAPACITY")
-    if capacity is None and env_capacity and _parse_capacity(env_capacity) is None:
-        # not plain digits: let the one rule judge it (and refuse it) before the
-        # nothing-due answer could ignore it
-        from openalice.runs.admission import default_capacity
-
-        default_capacity()
-    now = fastpath.parse_now(now_text)
-    if now is None:  # let the clock module judge (and explain) the text
-        from openalice.core import clock
-
-        now = clock.parse_clock(now_text, field="--now") if now_text else clock.now()
-        now = now.replace(microsecond=now.microsecond - now.microsecond % 1000)
-    if not dry_run and not fastpath.take_lock():
-        from openalice.schedule.scan import busy_result
-
-        return busy_result(now)
-    try:
-        cache = fastpath.load_cache()
-        now_ms = fastpath.epoch_ms(now)
-        report = fastpath.quick_scan(cache, now_ms=now_ms, now_iso=fastpath.iso(now),
-                                     dry_run=dry_run)
-        if report is None:
-            from openalice.schedule.scan import scan
-
-            report = scan(now=now, dry_run=dry_run, capacity=capacity, lock_held=not dry_run,
-                          cache=cache)
-        if not dry_run:
-            _heartbeat(now_ms)
-        return report
-    finally:
-        fastpath.release_lock()
+    """The scan as the tool runs it (:func:`openalice.schedule.scan_entry.scan_report`);
+    a heartbeat that cannot be written is a warning on stderr."""
+    return scan_entry.scan_report(dry_run=dry_run, now_text=now_text, capacity=capacity,
+                                  warn=_warn)
 
 
-def _heartbeat(now_ms: int) -> None:
-    """Renew the heartbeat; a failure is reported, never fatal (the scan ran)."""
-    from openalice.schedule import fastpath
-
-    try:
-        fastpath.write_heartbeat(now_ms)
-    except OSError as exc:
-        sys.stderr.write(f"alice-schedule: warning: cannot write the scan heartbeat "
-                         f"{fastpath.heartbeat_file()}: {exc.strerror or exc}\n")
+def _warn(message: str) -> None:
+    sys.stderr.write(f"alice-schedule: warning: {message}\n")
 
 
 def _run_scan(*, json_mode: bool, dry_run: bool, now_text: str | None,
               capacity: int | None = None) -> int:
     report = scan_report(dry_run=dry_run, now_text=now_text, capacity=capacity)
     if json_mode:
-        import json
+        import json  # lazy: only --json prints JSON
 
         # the same text as openalice.core.output.emit (which costs typing to import)
         sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
     else:
-        from openalice.core.output import printable
+        from openalice.core.output import printable  # lazy: only the text report needs it
 
         sys.stdout.write(printable(human_report(report)) + "\n")
     return 0
@@ -177,8 +134,8 @@ def fast_scan(args: list[str]) -> int | None:
             i += 1
         elif arg.startswith("--now=") and len(arg) > 6:
             now_text = arg[6:]
-        elif arg == "--capacity" and i + 1 < len(args) and _parse_capacity(args[i + 1]) is not None:
-            capacity = _parse_capacity(args[i + 1])
+        elif arg == "--capacity" and i + 1 < len(args) and parse_capacity(args[i + 1]) is not None:
+            capacity = parse_capacity(args[i + 1])
             i += 1
         else:
             return None

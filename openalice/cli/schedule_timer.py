@@ -38,8 +38,8 @@ def register(sub, common) -> None:
 
 
 def cmd_install_timer(args, ctx: Context) -> int:
-    from openalice.core.errors import UsageError
-    from openalice.schedule import timers
+    from openalice.core.errors import UsageError  # lazy: verb handler
+    from openalice.schedule import timers  # lazy: verb handler
 
     if args.enable and not args.write:
         raise UsageError("--enable needs --write", code="usage")

@@ -7,6 +7,8 @@ sorted by id), read marks in ``read-state.json`` beside it.  The API:
 * :class:`InboxStore` (``find``/``get``, newest-first iteration, ``delete``),
 * :func:`list_entries`, :func:`describe`, read state (:mod:`.readstate`),
 * :mod:`.references` (the grammar) and :mod:`.files` (containment, revisions).
+* :mod:`.access` (writes inside a run touch only its workspace) and :mod:`.cat`
+  (reading a file back against its published revision), imported on demand.
 
 See ``docs/inbox.md``.
 """

@@ -57,7 +57,7 @@ class FileStatus:
 
 def workspace_root(workspace_id: str) -> Path | None:
     """The root of the registered workspace with exactly this id, if any."""
-    from openalice import workspaces
+    from openalice import workspaces  # lazy: `alice-inbox list` must not load the registry
 
     for ws in workspaces.list_workspaces():
         if ws.id == workspace_id:

@@ -73,7 +73,7 @@ def target_workspace(spec: str | None = None, *, env: Mapping[str, str] | None =
                      cwd: os.PathLike | str | None = None):
     """The workspace to publish to, confined to the run's own inside a run
     (:func:`openalice.workspaces.authorize_write`)."""
-    from openalice import workspaces
+    from openalice import workspaces  # lazy: the read verbs load this module; only a push needs it
 
     env = os.environ if env is None else env
     ws = workspaces.resolve(spec, cwd=cwd, env=env)
@@ -81,13 +81,12 @@ def target_workspace(spec: str | None = None, *, env: Mapping[str, str] | None =
     return ws
 
 
-def default_task_lookup() -> TaskLookup | None:
-    """``openalice.runs.tasks.find_task`` when the scheduling capability exists."""
-    try:
-        from openalice.runs.tasks import find_task  # type: ignore[import-not-found]
-    except ImportError:
-        return None
-    return find_task
+def default_task_lookup() -> TaskLookup:
+    """The runs package's lookup for origin stamps (:func:`openalice.runs.origin.run_for_origin`)."""
+    # lazy: the inbox read verbs load this module; only a push from inside a run needs the registry
+    from openalice.runs.origin import run_for_origin
+
+    return run_for_origin
 
 
 def stamp_origin(workspace, *, env: Mapping[str, str] | None = None,
@@ -169,7 +168,7 @@ def push(body: str, *, workspace, origin: dict | None, now: datetime,
     entry = store.append(build, now_ms=ts)
     seq = None
     if record_fact:
-        from openalice import journal
+        from openalice import journal  # lazy: the read verbs load this module; only a push records
 
         payload: dict = {"workspaceId": workspace.id, "inboxEntryId": entry["id"],
                          "workspaceLabel": workspace.label}

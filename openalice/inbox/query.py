@@ -10,7 +10,7 @@ entries they skip.
 
 from __future__ import annotations
 
-from openalice.core.errors import NotFound
+from openalice.core.errors import NotFound, Unavailable
 
 from . import files as inbox_files
 from . import readstate
@@ -92,8 +92,6 @@ def describe(store: InboxStore, entry_id: str, *, verify: bool = True) -> dict:
 def referenced_path(store: InboxStore, entry_id: str, index: int) -> str:
     """The entry's ``index``-th (0-based) file reference, in first-seen order
     (the order of ``files`` and ``show``).  NotFound past the end."""
-    from openalice.core.errors import NotFound
-
     paths = parse(store.get(entry_id).record["body"]).paths
     if not 0 <= index < len(paths):
         raise NotFound(f"entry {entry_id} has {len(paths)} file reference"
@@ -110,8 +108,6 @@ def open_referenced(store: InboxStore, entry_id: str, rel: str) -> tuple[int, st
     any workspace file).  Raises NotFound, PathEscape (4), InvalidInput, or
     Unavailable (3) when the workspace is no longer registered.
     """
-    from openalice.core.errors import NotFound, Unavailable
-
     entry = store.get(entry_id)
     if rel not in parse(entry.record["body"]).paths:
         raise NotFound(f"{rel!r} is not referenced by entry {entry_id}", field="PATH",

@@ -1,7 +1,7 @@
 """Markdown issues: ``<workspace>/.alice/issues/<id>.md`` and their comments.
 
-The API other parts use (docs/issues.md; the scheduler's side of
-``notes/contracts.md``):
+The API other parts use (docs/issues.md), the scheduler and the runner
+included:
 
 * :func:`read_issues` (ws) -> :class:`IssueSet` — every issue of a workspace,
   bad files as :class:`InvalidIssue` without hiding the others;
@@ -42,7 +42,7 @@ def __getattr__(name: str):
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'openalice.issues' has no attribute {name!r}")
-    import importlib
+    import importlib  # lazy: the rest of the API loads on first use (the scan must be cheap)
 
     value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
     globals()[name] = value

@@ -95,7 +95,7 @@ class ValidationWarning(Problem):
         self.hint = warning.get("hint")
 
     def __str__(self) -> str:
-        from .runnable import warning_text
+        from .runnable import warning_text  # lazy: listings print no warnings; validate does
 
         return warning_text(self.path, {"field": self.field, "reason": self.reason,
                                         "code": self.code})
@@ -136,6 +136,7 @@ def validate(workspaces: list, now: datetime) -> Report:
     sidecars, workspaces whose issues cannot be read, and what the scan would
     refuse (:mod:`.runnable`: errors, or warnings for what depends on this
     machine)."""
+    # lazy: only validate checks sidecars and the runtime; list and board must not load them
     from .comments import check_sidecar
     from .runnable import runtime_findings
 

@@ -43,7 +43,7 @@ def comments_path(ws, issue_id: str) -> Path:
 
 
 def new_comment_id() -> str:
-    import uuid
+    import uuid  # lazy: `alice issue show` reads comments and must not load uuid
     return f"comment-{uuid.uuid4()}"
 
 

@@ -19,7 +19,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from openalice.core.errors import InvalidInput
 from openalice.core.records import field, record_class
+from openalice.core.zones import resolve_zone
 
 __all__ = [
     "STATUSES", "TERMINAL_STATUSES", "PRIORITIES", "PRIORITY_RANK", "ASSIGNEE_POLICIES",
@@ -329,8 +331,6 @@ def _when(value: object, err) -> dict | None:
 def _zone_ok(name: str) -> bool:
     if name == "local":
         return True
-    from openalice.core.errors import InvalidInput
-    from openalice.core.zones import resolve_zone
     try:
         resolve_zone(name)
     except InvalidInput:

@@ -33,10 +33,9 @@ def runtime_findings(ws: Any, issue: Any) -> tuple[list[FieldError], list[dict]]
     ``{field, reason, code, hint?}`` (``code`` is the scan's skip reason)."""
     if not getattr(issue, "when", None) or getattr(issue, "is_terminal", False):
         return [], []
-    try:
-        from openalice.schedule.readiness import run_blocker
-    except ImportError:  # no scheduler installed: nothing would refuse it
-        return [], []
+    # lazy: readiness loads the runtime packages; validate, create and update only need it here
+    from openalice.schedule.readiness import run_blocker
+
     blocker = run_blocker(ws, issue)
     if blocker is None:
         return [], []

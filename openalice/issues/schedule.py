@@ -11,9 +11,12 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from openalice.core.errors import InvalidInput
+from openalice.core.clock import parse_instant, to_iso
+from openalice.core.cron import CronExpr, can_ever_fire, next_fire_after
+from openalice.core.errors import AliceError, InvalidInput
+from openalice.core.zones import resolve_zone
 
-from .declaration import DEFAULT_CRON_TIMEZONE, FieldError, Issue
+from .declaration import DEFAULT_CRON_TIMEZONE, TERMINAL_STATUSES, FieldError, Issue
 
 __all__ = ["when_problem", "data_when_problem", "schedule_problem", "schedule_summary"]
 
@@ -31,7 +34,9 @@ def when_problem(when: dict | None, now: datetime | None, *,
         return FieldError("when", "must be a mapping with kind: at, every or cron")
     kind = when.get("kind")
     if kind == "every":
+        # lazy: only `every` schedules need it; `alice issue list` must not load it
         from openalice.core.durations import parse_every, parse_every_strict
+
         if parse_every(when.get("every")) is None:
             try:
                 parse_every_strict(when.get("every"), field="every")
@@ -39,7 +44,6 @@ def when_problem(when: dict | None, now: datetime | None, *,
                 return FieldError("when.every", f"can never fire: {exc.message}")
         return None
     if kind == "cron":
-        from openalice.core.cron import CronExpr, can_ever_fire
         text = when.get("cron")
         try:
             expr = CronExpr.parse(text)
@@ -50,7 +54,6 @@ def when_problem(when: dict | None, now: datetime | None, *,
                                            "do not exist (like 30 February)")
         zone = when.get("timezone")
         if zone is not None and zone != DEFAULT_CRON_TIMEZONE:
-            from openalice.core.zones import resolve_zone
             try:
                 resolve_zone(zone)
             except InvalidInput:
@@ -58,7 +61,6 @@ def when_problem(when: dict | None, now: datetime | None, *,
                                                    "timezone")
         return None
     if kind == "at":
-        from openalice.core.clock import parse_instant
         try:
             instant = parse_instant(when.get("at"))
         except InvalidInput as exc:
@@ -77,7 +79,6 @@ def data_when_problem(data: dict, now: datetime | None,
     when = data.get("when")
     if not isinstance(when, dict):
         return None
-    from .declaration import TERMINAL_STATUSES
     problem = when_problem(when, now, terminal=data.get("status") in TERMINAL_STATUSES)
     if problem is None or any(e.field.startswith("when") for e in known):
         return None
@@ -113,14 +114,11 @@ def schedule_summary(issue: Issue, now: datetime, *, workspace_id: str | None = 
     problem = when_problem(when, now)
     if problem is not None:
         return {"nextFireAt": None, "problem": str(problem), "note": None}
-    from openalice.core.clock import parse_instant, to_iso
     kind = when["kind"]
     if kind == "at":
         return {"nextFireAt": to_iso(parse_instant(when["at"])), "problem": None, "note": None}
     if kind == "every":
         return _every_summary(issue, now, workspace_id or issue.workspace_id)
-    from openalice.core.cron import next_fire_after
-    from openalice.core.zones import resolve_zone
     fire = next_fire_after(when["cron"], now, resolve_zone(when.get("timezone") or DEFAULT_CRON_TIMEZONE))
     if fire is None:
         return {"nextFireAt": None, "problem": "when.cron: can never fire: no slot within 50 years",
@@ -131,15 +129,11 @@ def schedule_summary(issue: Issue, now: datetime, *, workspace_id: str | None = 
 
 def _every_summary(issue: Issue, now: datetime, workspace_id: str | None) -> dict:
     """The next fire of an ``every`` schedule, as the scheduler decides it."""
-    from openalice.core.clock import to_iso
-    from openalice.core.errors import AliceError
-
     every = issue.when["every"].strip()
     rule = f"every {every} after each accepted run"
-    try:
-        from openalice.schedule import cursors, due
-    except ImportError:  # no scheduler installed
-        return {"nextFireAt": None, "problem": None, "note": f"{rule} (no scheduler installed)"}
+    # lazy: the scheduler's modules load only for an `every` summary (not for a listing)
+    from openalice.schedule import cursors, due
+
     cursor = None
     if workspace_id:
         try:

@@ -60,7 +60,7 @@ def counts_path(journal_path: Path) -> Path:
 def _fingerprint(fh, size: int) -> str:
     start = max(0, size - _FINGERPRINT_BYTES)
     fh.seek(start)
-    import zlib  # a C module: far cheaper to load than hashlib's OpenSSL
+    import zlib  # lazy: only a new counts file needs it (a C module, far cheaper than hashlib)
 
     return "%08x" % zlib.crc32(fh.read(size - start))
 

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 from openalice.core.errors import InvalidInput
 from openalice.core.records import record_class
 
+from .counts import count_up_to
 from .recorder import open_journal
 from .registry import FAMILIES, all_types, family_of
 
@@ -92,8 +93,6 @@ def read_page(page: int = 1, *, page_size: int = PAGE_SIZE_DEFAULT,
     page costs O(facts appended since the last read + the facts skipped to
     reach the page), not O(file).
     """
-    from .counts import count_up_to
-
     _check_range(page, 1, None, "--page")
     _check_range(page_size, 1, PAGE_SIZE_MAX, "--limit")
     journal = open_journal()

@@ -30,11 +30,13 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from openalice.core import clock, fs, paths
 from openalice.core.errors import Conflict, InvalidInput, NotFound, OperationalError
+from openalice.core.jsonl import JsonlFile
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only (typing costs start-up time)
@@ -64,7 +66,7 @@ _INDEX_KEYS = ("taskId", "workspaceId", "issueId", "createdAt")
 
 def new_task_id() -> str:
     """``run-`` + 8 base64url characters (6 random bytes)."""
-    import base64
+    import base64  # lazy: only admission makes ids; the read verbs must not load it
 
     return "run-" + base64.urlsafe_b64encode(os.urandom(6)).decode("ascii")
 
@@ -87,7 +89,7 @@ def safe_name(name: str) -> str:
         return encoded
     # Too long for a file name once hex-encoded: a digest ("h" is not a hex
     # digit, so this never equals an encoded name).
-    import hashlib
+    import hashlib  # lazy: only overlong names need a digest (hashlib loads OpenSSL)
 
     return "~h" + hashlib.sha256(name.encode("utf-8")).hexdigest()[:40]
 
@@ -146,8 +148,6 @@ def create_task(record: dict) -> dict:
     ``createdAt`` are required.  A given ``taskId`` that exists already is a
     Conflict.
     """
-    from openalice.core.jsonl import JsonlFile
-
     if not isinstance(record, dict):
         raise InvalidInput("a task record must be an object", code="bad_task_record")
     rec = dict(record)
@@ -238,8 +238,6 @@ def update_task(task_id: str, changes: dict | Callable[[dict], dict]) -> dict:
 def iter_index(*, workspace_id: str | None = None, issue_id: str | None = None) -> Iterator[dict]:
     """Index lines newest first (``taskId``, ``workspaceId``, ``issueId``,
     ``createdAt``, ``fire``, ``slot``, ``missed``) from the narrowest index."""
-    from openalice.core.jsonl import JsonlFile
-
     path, filter_issue = _index_for(workspace_id, issue_id)
     for line in JsonlFile(path).iter_backward():
         entry = line.record
@@ -330,13 +328,11 @@ def effective(record: dict) -> dict:
 def _dead_reason(record: dict) -> str | None:
     supervisor = record.get("supervisor")
     if isinstance(supervisor, dict) and isinstance(supervisor.get("pid"), int):
-        from openalice.core import proc
+        from openalice.core import proc  # lazy: it loads subprocess; only a running record asks
 
         if proc.is_alive(supervisor["pid"], supervisor.get("startToken")):
             return None
         return "supervisor_exited"
-    import time
-
     written = None
     if is_task_id(record.get("taskId")):
         try:

@@ -7,6 +7,8 @@ starts fast):
 - :mod:`.due` — pure due math for ``at``, ``every`` and ``cron`` schedules;
 - :mod:`.cursors` — one small cursor file per scheduled issue;
 - :mod:`.scan` — the scanner (lock, scan cache, admission, launch);
+- :mod:`.scan_workspaces` — the scanner's pass over one workspace (cache, files, reads);
+- :mod:`.scan_entry` — the scan as the timer runs it (lock, fast path or full scan, heartbeat);
 - :mod:`.manual` — run-now and retry-now;
 - :mod:`.health` — automationHealth and the run-failure classification;
 - :mod:`.upcoming` — the next fire instants of an issue, DST marked;

@@ -3,6 +3,7 @@ workspace, or ``WORKSPACE/ISSUE`` anywhere."""
 
 from __future__ import annotations
 
+from openalice import issues, workspaces
 from openalice.core.errors import UsageError
 
 TYPE_CHECKING = False
@@ -19,8 +20,6 @@ def resolve_issue(spec: str, *, workspace: str | None = None) -> tuple[Any, str]
     contain ``/``); a bare ``ISSUE`` uses ``--workspace``, else the run
     environment's workspace, else the registered workspace holding the cwd.
     """
-    from openalice import workspaces
-
     if not isinstance(spec, str) or not spec.strip():
         raise UsageError("an issue id is required", code="usage")
     spec = spec.strip()
@@ -34,21 +33,10 @@ def resolve_issue(spec: str, *, workspace: str | None = None) -> tuple[Any, str]
     return workspaces.resolve(workspace), spec
 
 
-def _issues():
-    try:
-        import openalice.issues as issues
-    except ImportError:
-        from openalice.core.errors import Unavailable
-
-        raise Unavailable("cannot read issues: the issues capability (openalice.issues) is not "
-                          "installed", code="issues_unavailable") from None
-    return issues
-
-
 def load_issue(ws: Any, issue_id: str) -> Any:
     """The live issue (NotFound exit 2, InvalidInput for a malformed file)."""
-    return _issues().load_issue(ws, issue_id)
+    return issues.load_issue(ws, issue_id)
 
 
 def read_issues(ws: Any) -> Any:
-    return _issues().read_issues(ws)
+    return issues.read_issues(ws)

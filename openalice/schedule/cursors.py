@@ -26,6 +26,7 @@ from pathlib import Path
 
 from openalice.core import clock, fs, paths
 from openalice.core.errors import InvalidInput
+from openalice.runs.tasks import safe_name
 
 __all__ = ["CURSOR_VERSION", "cursors_dir", "cursor_path", "read_cursor", "write_cursor",
            "remove_cursor", "cursor_issue_ids", "fired", "skipped", "first_seen", "repaired"]
@@ -35,8 +36,6 @@ _INSTANT_KEYS = ("firstSeenAt", "lastFire", "lastFiredAt", "skippedThrough", "la
 
 
 def _safe(name: str) -> str:
-    from openalice.runs.tasks import safe_name
-
     return safe_name(name)
 
 

@@ -24,6 +24,9 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 from openalice.core.errors import InvalidInput
+from openalice.core.cron import CronExpr, can_ever_fire, fires_between, next_fire_after
+from openalice.core.zones import resolve_zone
+from openalice.issues.declaration import DEFAULT_CRON_TIMEZONE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only (typing costs start-up time)
@@ -119,6 +122,7 @@ def parse_schedule(when: Any) -> Schedule | None:
                             text=str(text))
         return Schedule("at", at=at, text=text)
     if kind == "every":
+        # lazy: only `every` schedules need it; the health read verb must not load it
         from openalice.core.durations import parse_every
 
         text = get("every")
@@ -128,11 +132,6 @@ def parse_schedule(when: Any) -> Schedule | None:
                                              f"{str(text)[:60]!r}", text=str(text))
         return Schedule("every", seconds=seconds, text=text.strip())
     if kind == "cron":
-        from openalice.core.cron import CronExpr, can_ever_fire
-        from openalice.core.zones import resolve_zone
-
-        from openalice.issues.declaration import DEFAULT_CRON_TIMEZONE
-
         text = get("cron")
         tz_name = get("timezone") or DEFAULT_CRON_TIMEZONE
         catch_up = get("catchUp")
@@ -220,8 +219,6 @@ def _decide_every(schedule: Schedule, cursor: dict | None, now: datetime) -> Dec
 
 
 def _decide_cron(schedule: Schedule, cursor: dict | None, now: datetime) -> Decision:
-    from openalice.core.cron import fires_between, next_fire_after
-
     base = cron_base(cursor, now)
     first = next_fire_after(schedule.expr, base, schedule.zone)
     if first is None:
@@ -245,8 +242,6 @@ def _latest_fire(schedule: Schedule, known: datetime, now: datetime) -> datetime
     are walked in chunks, so a dense schedule after a long outage costs a few
     chunks, not every slot since the outage.
     """
-    from openalice.core.cron import fires_between
-
     for span in (timedelta(minutes=2), timedelta(minutes=32), timedelta(hours=9),
                  timedelta(days=6), timedelta(days=92), timedelta(days=1470)):
         start = now - span
@@ -279,6 +274,4 @@ def next_due(schedule: Schedule | None, cursor: dict | None, now: datetime) -> d
         if last is None:
             return now
         return _from_ms(_to_ms(last) + schedule.seconds * 1000)
-    from openalice.core.cron import next_fire_after
-
     return next_fire_after(schedule.expr, cron_base(cursor, now), schedule.zone)

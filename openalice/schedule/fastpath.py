@@ -68,14 +68,14 @@ def heartbeat_file() -> str:
 
 def write_heartbeat(now_ms: int) -> None:
     """Renew the heartbeat (one ``utime`` call once the file exists)."""
-    from openalice.core import stamps
+    from openalice.core import stamps  # lazy: only a heartbeat write needs it
 
     stamps.touch(heartbeat_file(), now_ms * 1_000_000)
 
 
 def read_heartbeat() -> int | None:
     """The last scan's instant in epoch milliseconds, or None (never scanned)."""
-    from openalice.core import stamps
+    from openalice.core import stamps  # lazy: only a heartbeat read needs it
 
     ns = stamps.read(heartbeat_file())
     return None if ns is None else ns // 1_000_000
@@ -85,7 +85,7 @@ def environment_key() -> list:
     """What the cached values depend on besides the files: the Python that
     wrote them (marshal) and what ``local`` cron zones mean.  A change drops
     the cache."""
-    import sys
+    import sys  # lazy: (sys is built in: free; kept beside its one use)
 
     try:
         link = os.readlink("/etc/localtime")
@@ -99,6 +99,7 @@ def parse_now(text: str | None):
     ``ALICE_NOW`` / the system clock; None when the text needs
     :func:`openalice.core.clock.parse_instant` to judge it."""
     try:
+        # lazy: the C half of datetime, without the Python module's imports
         from _datetime import datetime, timezone
     except ImportError:  # not CPython: the regular module
         from datetime import datetime, timezone
@@ -139,7 +140,7 @@ def epoch_ms(value) -> int | None:
 
 
 def _utc():
-    from datetime import timezone
+    from datetime import timezone  # lazy: only the fallback clock needs the module
 
     return timezone.utc
 
@@ -201,7 +202,7 @@ def take_lock() -> bool:
     """Take the scan lock without waiting; False when another scan holds it.
     Held until :func:`release_lock` or the process exits."""
     global _held_fd
-    from openalice.core import flock
+    from openalice.core import flock  # lazy: only a non-dry-run scan takes the lock
 
     fd = flock.open_lock_file(lock_file())
     if not flock.try_lock(fd):

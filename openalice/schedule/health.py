@@ -28,6 +28,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from openalice.core import clock
+from openalice.core.errors import AliceError
+from openalice.runs import tasks
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only (typing costs start-up time)
     from typing import Any
@@ -121,12 +125,9 @@ def automation_health(*, status: str | None, latest: dict | None, owner_state: s
 
 def issue_health(ws: Any, issue: Any, *, now: datetime) -> dict:
     """The health entry of one scheduled issue (reads cursor, runs, owner)."""
-    from openalice.core import clock
-    from openalice.core.errors import AliceError
-    from openalice.runs import tasks
-
+    # lazy: the runs listing imports classify_failure, not the report
     from . import cursors, due
-    from .readiness import owner_state, run_blocker
+    from .readiness import owner_state, run_blocker  # lazy: (as above)
 
     schedule = due.parse_schedule(issue.when)
     problem = schedule.problem if schedule else "no schedule"
@@ -187,14 +188,13 @@ def health_report(*, now: datetime, workspaces: list | None = None, reader=None,
                   issue_id: str | None = None) -> dict:
     """Health of every scheduled issue of the given (default: all registered)
     workspaces; invalid issue files and unreadable workspaces are listed."""
-    from openalice.core import clock
-    from openalice.core.errors import AliceError
-
     if workspaces is None:
+        # lazy: the runs listing imports classify_failure, not the report
         from openalice import workspaces as registry
 
         workspaces = registry.list_workspaces()
     if reader is None:
+        # lazy: the runs listing imports classify_failure, not the report
         from .address import read_issues as reader
     issues_out: list[dict] = []
     invalid: list[dict] = []

@@ -12,6 +12,9 @@ import os
 from collections.abc import Callable
 from datetime import datetime
 
+from openalice.core import clock, proc
+from openalice.runs import admission, tasks
+
 __all__ = ["resolve_launch", "start"]
 
 Launcher = Callable[[str], int]
@@ -23,6 +26,7 @@ def resolve_launch() -> Launcher | None | bool:
     if os.environ.get("OPENALICE_TEST_LAUNCH") == "none":
         return None
     try:
+        # lazy: a runner that cannot be imported is reported per issue (runner_unavailable)
         from openalice.runs.supervisor import launch
     except ImportError:
         return False
@@ -35,9 +39,6 @@ def start(task_id: str, launch: Launcher | None, *, now: datetime) -> dict:
     A launch failure is that run's single attempt: the task is marked failed
     (``launchErrorCode: spawn_failed``) and its live marker released.
     """
-    from openalice.core import clock
-    from openalice.runs import admission, tasks
-
     if launch is None:
         return {"launched": False}
     try:
@@ -51,8 +52,6 @@ def start(task_id: str, launch: Launcher | None, *, now: datetime) -> dict:
         return {"launched": False, "error": message}
     if not (isinstance(pid, int) and pid > 0):
         return {"launched": True}
-    from openalice.core import proc
-
     token = proc.start_token(pid)
     if token is None:  # already gone (or a zombie): it wrote its own record
         return {"launched": True, "pid": pid}

@@ -13,6 +13,11 @@ from collections.abc import Callable
 from datetime import datetime
 
 from openalice.core.errors import Conflict, Unavailable
+from openalice.runs import admission
+
+from .address import load_issue
+from .launching import resolve_launch, start
+from .readiness import run_blocker
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only (typing costs start-up time)
@@ -26,12 +31,6 @@ def fire_now(ws: Any, issue_id: str, *, fire: str, now: datetime, capacity: int 
              launch: Callable[[str], int] | None = None) -> dict:
     """Admit and launch one ``run-now`` or ``retry`` run; returns
     ``{"task": record, "launched": bool, "pid"?: int, "error"?: str}``."""
-    from openalice.runs import admission
-
-    from .address import load_issue
-    from .launching import resolve_launch, start
-    from .readiness import run_blocker
-
     if fire not in ("run-now", "retry"):
         raise ValueError(f"unknown manual fire {fire!r}")
     issue = (loader or load_issue)(ws, issue_id)

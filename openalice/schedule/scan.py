@@ -35,11 +35,22 @@ Test hooks (read only here; never set them in production):
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from datetime import datetime, timezone
+from pathlib import Path
 
-from .fastpath import (CACHE_VERSION, environment_key, epoch_ms, file_stat, list_issue_files,
-                       registry_file)
+from openalice import workspaces as registry
+from openalice.core import fs, locks
+from openalice.core.clock import to_iso
+from openalice.core.errors import AliceError, Busy
+from openalice.runs import admission, tasks
+
+from . import cursors, due
+from .fastpath import CACHE_VERSION, environment_key, epoch_ms, file_stat, lock_file, registry_file
+from .launching import resolve_launch, start
+from .readiness import run_blocker
+from .scan_workspaces import WorkspacePass, cache_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only (typing costs start-up time)
@@ -51,26 +62,12 @@ _UTC = timezone.utc
 
 
 def scan_lock_path():
-    from pathlib import Path
-
-    from .fastpath import lock_file
-
     return Path(lock_file())
-
-
-def cache_path():
-    from pathlib import Path
-
-    from .fastpath import cache_file
-
-    return Path(cache_file())
 
 
 def _iso(value: datetime | None) -> str | None:
     if value is None:
         return None
-    from openalice.core.clock import to_iso
-
     return to_iso(value)
 
 
@@ -111,9 +108,6 @@ def scan(*, now: datetime, dry_run: bool = False,
     if dry_run or lock_held:
         return _Scanner(now, dry_run=dry_run, reader=reader, launch=launch, workspaces=workspaces,
                         capacity=capacity, use_cache=use_cache, cache=cache).run()
-    from openalice.core import locks
-    from openalice.core.errors import Busy
-
     try:
         lock = locks.acquire(scan_lock_path(), blocking=False)
     except Busy:
@@ -125,7 +119,7 @@ def scan(*, now: datetime, dry_run: bool = False,
         lock.release()
 
 
-class _Scanner:
+class _Scanner(WorkspacePass):
     def __init__(self, now: datetime, *, dry_run: bool, reader, launch, workspaces, capacity,
                  use_cache: bool, cache: dict | None = None) -> None:
         self.now = now
@@ -151,40 +145,12 @@ class _Scanner:
         self.admissions = None  # the admission batch, opened at the first due issue
         self.touched: set[str] = set()  # workspaces re-read or written to by this scan
 
-    # -- cache ---------------------------------------------------------------
-
-    def _load_cache(self) -> dict:
-        if not self.use_cache:
-            return {}
-        if self._preloaded is not None:
-            return self._preloaded
-        from .fastpath import load_cache
-
-        return load_cache()
-
-    def _save_cache(self, previous: dict) -> None:
-        if self.dry_run or not self.use_cache:
-            return
-        if (not self.cache_changed and previous.get("workspaces") == self.cache["workspaces"]
-                and all(previous.get(k) == self.cache[k] for k in ("registry", "order"))):
-            return
-        from openalice.core import fs
-
-        from .fastpath import dump_cache
-
-        self.cache["lastScanAt"] = self.now_iso
-        self.cache["lastScanMs"] = self.now_ms
-        # Not fsynced: it is derived data, and a lost write only costs a full scan.
-        fs.atomic_write_bytes(cache_path(), dump_cache(self.cache), mode=0o600, durable=False)
-
     # -- main loop -----------------------------------------------------------
 
     def run(self) -> dict:
         previous = self._load_cache()
         workspaces = self._workspaces
         if workspaces is None:
-            from openalice import workspaces as registry
-
             registry_stat = file_stat(registry_file())  # taken first: a later change shows
             workspaces = registry.list_workspaces()
         else:
@@ -209,8 +175,6 @@ class _Scanner:
         if self.cache_changed and not self.dry_run:
             sweep_all = self._full_sweep_due()
             if sweep_all:
-                import time
-
                 self.cache["lastSweep"] = int(time.time())
         self._save_cache(previous)
         if self.cache_changed and not self.dry_run:
@@ -221,172 +185,6 @@ class _Scanner:
         if clock_backwards:
             report["clockBackwards"] = True
         return report
-
-    #: A sweep of every cursor directory at most this often (real seconds):
-    #: it walks one directory per workspace, and only files older than an
-    #: hour are removed anyway.
-    FULL_SWEEP_SECONDS = 3600
-
-    def _full_sweep_due(self) -> bool:
-        import time
-
-        last = self.cache.get("lastSweep")
-        now = time.time()
-        return not isinstance(last, int) or not 0 <= now - last < self.FULL_SWEEP_SECONDS
-
-    def _sweep_temp_files(self, *, everything: bool) -> None:
-        """Temp files of writers that died mid-write (cursors, markers): in the
-        live-run markers and the cursor directories of the workspaces this
-        scan read or wrote, and in every cursor directory once an hour."""
-        from openalice.core import fs, paths
-
-        from . import cursors
-
-        if everything:
-            directories = [paths.state_dir() / "schedule"]
-        else:
-            directories = [cursors.cursor_path(ws_id, "x").parent for ws_id in sorted(self.touched)]
-        directories.append(paths.state_dir() / "runs" / "live")
-        for directory in directories:
-            if directory.is_dir():
-                fs.sweep_temp_files(directory, recursive=True)
-
-    # -- one workspace -------------------------------------------------------
-
-    def _scan_workspace(self, ws, cached: dict | None) -> None:
-        report = {"id": ws.id, "state": "ok", "issues": 0, "scheduled": 0}
-        self.ws_report.append(report)
-        try:
-            files = list_issue_files(ws.path)
-        except OSError as exc:
-            report["state"] = "unreadable"
-            report["error"] = f"cannot list issues: {exc.strerror}"
-            self._keep_cached(ws, cached)
-            return
-        if files is None:
-            if not os.path.isdir(ws.path):
-                report["state"] = "missing"
-                report["error"] = "the workspace directory is missing"
-                self._keep_cached(ws, cached)
-                return
-            if not os.path.exists(os.path.join(ws.path, ".alice", "issue.json")):
-                report["state"] = "absent"  # no issues directory: nothing scheduled
-                self.cache["workspaces"][ws.id] = {"path": ws.path, "state": "absent", "files": None,
-                                                   "issues": {}, "invalid": []}
-                return
-        reuse = (cached is not None and files is not None and cached.get("path") == ws.path
-                 and cached.get("files") == files and cached.get("state") == "ok")
-        if reuse:
-            entry = {**cached, "issues": dict(cached["issues"])}
-            issue_set = None
-        else:
-            issue_set = self._read(ws, report)
-            if issue_set is None:
-                self._keep_cached(ws, cached)
-                return
-            if issue_set.state != "ok":
-                reason = getattr(issue_set, "reason", None)
-                report["state"] = reason if reason in ("missing", "unreadable") else issue_set.state
-                if getattr(issue_set, "error", None):
-                    report["error"] = str(issue_set.error)
-                return
-            entry = self._entry_from(ws, issue_set, files or {})
-            self.cache_changed = True
-            self.touched.add(ws.id)
-        report["issues"] = len(entry["issues"]) + len(entry["invalid"])
-        for bad in entry["invalid"]:
-            self.invalid.append({"workspaceId": ws.id, **bad})
-        issues_by_id = None if issue_set is None else {i.id: i for i in issue_set.issues}
-        for issue_id in sorted(entry["issues"]):
-            item = entry["issues"][issue_id]
-            if not item.get("scheduled"):
-                continue
-            report["scheduled"] += 1
-            if item.get("terminal"):
-                continue
-            if item.get("problem"):
-                self._skip(ws.id, issue_id, "never_fires", item["problem"])
-                continue
-            due_at = item.get("nextDue")
-            if reuse and (due_at is None or due_at > self.now_ms) and not item.get("recheck"):
-                continue
-            if issues_by_id is None:
-                issue_set = self._read(ws, report)
-                if issue_set is None or issue_set.state != "ok":
-                    # Changed under our feet: the next scan sees new stats.
-                    entry = None
-                    break
-                issues_by_id = {i.id: i for i in issue_set.issues}
-            issue = issues_by_id.get(issue_id)
-            if issue is None:
-                entry["issues"][issue_id] = {**item, "recheck": True}
-                self.cache_changed = True
-                continue
-            new_item = self._issue(ws, issue, item)
-            if new_item != item:
-                entry["issues"][issue_id] = new_item
-                self.cache_changed = True
-        if entry is not None:
-            self.cache["workspaces"][ws.id] = entry
-        if not reuse and issue_set is not None and issue_set.state == "ok" and not self.dry_run:
-            self._prune(ws.id, issue_set)
-
-    def _keep_cached(self, ws, cached: dict | None) -> None:
-        # An unreadable workspace keeps its cache entry (and, above all, its
-        # cursors); the next successful read replaces it.
-        if cached is not None:
-            self.cache["workspaces"][ws.id] = cached
-
-    def _read(self, ws, report: dict):
-        from openalice.core.errors import AliceError
-
-        if self._reader is None:
-            try:
-                from openalice.issues import read_issues
-            except ImportError:
-                from openalice.core.errors import Unavailable
-
-                raise Unavailable("cannot read issues: the issues capability (openalice.issues) "
-                                  "is not installed", code="issues_unavailable") from None
-            self._reader = read_issues
-        try:
-            return self._reader(ws)
-        except AliceError as exc:
-            report["state"] = "unreadable"
-            report["error"] = str(exc)
-            return None
-        except OSError as exc:
-            report["state"] = "unreadable"
-            report["error"] = f"cannot read issues: {exc.strerror or exc}"
-            return None
-
-    def _entry_from(self, ws, issue_set, files: dict) -> dict:
-        """A fresh cache entry for a workspace just read (due instants are
-        filled in per issue by :meth:`_issue`)."""
-        issues: dict[str, dict] = {}
-        for issue in issue_set.issues:
-            scheduled = bool(getattr(issue, "when", None))
-            item: dict[str, Any] = {"status": getattr(issue, "status", None), "scheduled": scheduled}
-            if scheduled:
-                item["terminal"] = bool(getattr(issue, "is_terminal", False))
-                item["nextDue"] = None
-                item["recheck"] = True  # not evaluated yet
-            issues[issue.id] = item
-        invalid = []
-        for bad in getattr(issue_set, "invalid", ()) or ():
-            errors = [{"field": getattr(e, "field", None) or "", "reason": getattr(e, "reason", str(e))}
-                      for e in (getattr(bad, "errors", None) or ())]
-            invalid.append({"issueId": bad.id, "path": str(getattr(bad, "path", "")), "errors": errors})
-        return {"path": ws.path, "state": "ok", "files": files, "issues": issues, "invalid": invalid}
-
-    def _prune(self, workspace_id: str, issue_set) -> None:
-        from . import cursors
-
-        present = {i.id for i in issue_set.issues} | {b.id for b in (issue_set.invalid or ())}
-        for issue_id in cursors.cursor_issue_ids(workspace_id):
-            if issue_id not in present:
-                cursors.remove_cursor(workspace_id, issue_id)
-
     # -- one issue -----------------------------------------------------------
 
     def _skip(self, workspace_id: str, issue_id: str, reason: str, detail: str | None = None,
@@ -399,10 +197,6 @@ class _Scanner:
 
     def _issue(self, ws, issue, item: dict) -> dict:
         """Evaluate one scheduled, non-terminal issue; returns its new cache item."""
-        from openalice.core.errors import AliceError
-
-        from . import cursors, due
-
         schedule = due.parse_schedule(issue.when)
         new_item = {"status": getattr(issue, "status", None), "scheduled": True,
                     "terminal": bool(getattr(issue, "is_terminal", False))}
@@ -456,20 +250,12 @@ class _Scanner:
         if self.dry_run:
             return
         self.touched.add(cursor["workspaceId"])
-        from openalice.core import fs
-
-        from . import cursors
-
         fs.atomic_write_json(cursors.cursor_path(cursor["workspaceId"], cursor["issueId"]), cursor,
                              durable=durable)
 
     def _catch_up_cursor(self, ws, issue, cursor: dict | None, decision) -> dict | None:
         """If a scheduled run newer than the cursor exists (the scanner died
         after its task record, before its cursor), move the cursor to it."""
-        from openalice.runs import tasks
-
-        from . import cursors, due
-
         last_fire = due.parse_iso(cursor.get("lastFire")) if cursor else None
         for i, entry in enumerate(tasks.iter_index(workspace_id=ws.id, issue_id=issue.id)):
             if i >= 50:
@@ -491,19 +277,11 @@ class _Scanner:
 
     def _resolve_launch(self):
         if not self._launch_resolved:
-            from .launching import resolve_launch
-
             self._launch = resolve_launch()
             self._launch_resolved = True
         return self._launch
 
     def _fire(self, ws, issue, schedule, cursor: dict | None, decision) -> dict | None:
-        from openalice.core.errors import AliceError
-        from openalice.runs import admission
-
-        from . import cursors
-        from .readiness import run_blocker
-
         slot_iso = _iso(decision.slot)
         blocker = run_blocker(ws, issue)
         if blocker is not None:
@@ -546,8 +324,6 @@ class _Scanner:
                  "slot": slot_iso, "missed": decision.missed}
         if decision.overflow:
             fired["missedOverflow"] = True
-        from .launching import start
-
         fired.update(start(record["taskId"], launch, now=self.now))
         if fired.get("error"):  # its supervisor never started and the run was released
             self.admissions.forget(record["taskId"])
@@ -556,10 +332,6 @@ class _Scanner:
         return new_cursor
 
     def _dry_fire(self, ws, issue, cursor, decision, capacity: int) -> dict | None:
-        from openalice.runs import admission, tasks
-
-        from . import cursors
-
         if self.dry_live is None:
             runs = admission.live_runs()
             self.planned_live = len(runs)

@@ -22,11 +22,15 @@ and undoes its writes when enabling fails.
 from __future__ import annotations
 
 import os
+import plistlib
 import shlex
+import shutil
+import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
 
+from openalice.core import fs
 from openalice.core.errors import OperationalError, Unavailable
 
 __all__ = ["KINDS", "CRON_MARKER", "UNIT_NAME", "LAUNCHD_LABEL", "PERIOD_SECONDS", "tool_command",
@@ -53,8 +57,6 @@ def tool_command(*, executable: str | None = None) -> list[str]:
         # The launcher's `#!/usr/bin/env python3` would depend on the timer's
         # PATH; name the interpreter explicitly.
         return [python, str(launcher)]
-    import shutil
-
     found = shutil.which("alice-schedule")
     if found:
         return [os.path.abspath(found)]
@@ -144,8 +146,6 @@ def systemd_units(command: list[str], env: dict[str, str]) -> dict[str, str]:
 
 
 def launchd_plist(command: list[str], env: dict[str, str], log: Path) -> str:
-    import plistlib
-
     data = {
         "Label": LAUNCHD_LABEL,
         "ProgramArguments": [*command, "scan"],
@@ -197,8 +197,6 @@ def definition(kind: str, *, environ: Mapping[str, str] | None = None,
 
 def _run(argv: list[str], *, input_text: str | None = None):
     """Run a timer tool; its CompletedProcess (a missing tool is Unavailable)."""
-    import subprocess
-
     try:
         return subprocess.run(argv, input=input_text, capture_output=True, text=True, timeout=60)
     except FileNotFoundError:
@@ -210,8 +208,6 @@ def _run(argv: list[str], *, input_text: str | None = None):
 def prepare(spec: dict) -> list[str]:
     """Create the directories the definition's line needs (0700: they are in
     the state home); the ones created, in order."""
-    from openalice.core import fs
-
     created = []
     for directory in spec.get("directories", ()):
         if not os.path.isdir(directory):
@@ -222,8 +218,6 @@ def prepare(spec: dict) -> list[str]:
 
 def _enable_tools_missing(spec: dict) -> None:
     """Unavailable before anything is written when an enable tool is absent."""
-    import shutil
-
     for argv in spec["enable"]:
         if shutil.which(argv[0]) is None:
             raise Unavailable(f"{argv[0]} is not installed; nothing was written (drop --enable "
@@ -243,8 +237,6 @@ def _new_dirs(path: Path) -> list[Path]:
 def _restore(previous: dict[str, bytes | None], new_dirs: list[Path]) -> None:
     """Put the files back as they were before a failed install; remove the
     directories it created (when empty)."""
-    from openalice.core import fs
-
     for path, old in previous.items():
         if old is None:
             fs.remove_file(path)
@@ -261,8 +253,6 @@ def install(spec: dict, *, enable: bool = False) -> dict:
     """Install the definition where it belongs; returns ``{written: [...],
     enabled: bool, crontab?: str}``.  Idempotent.  With ``enable``, a failure
     to enable leaves the files as they were before (new ones removed)."""
-    from openalice.core import fs
-
     kind = spec["kind"]
     out: dict = {"written": [], "enabled": False}
     if enable and kind != "cron":
@@ -319,9 +309,6 @@ def installed(environ: Mapping[str, str] | None = None) -> list[dict]:
     """The timers ``install-timer --write`` put in place: ``[{kind, where}]``
     (the crontab's managed line, the systemd ``.timer`` unit, the plist).
     A crontab that cannot be listed counts as none."""
-    import shutil
-    import subprocess
-
     environ = os.environ if environ is None else environ
     found: list[dict] = []
     crontab = shutil.which("crontab", path=environ.get("PATH", os.defpath))

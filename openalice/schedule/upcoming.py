@@ -12,6 +12,12 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
+from openalice.core import clock
+from openalice.core.cron import next_fire_after
+from openalice.core.zones import resolve_zone
+
+from . import due
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only (typing costs start-up time)
     from typing import Any
@@ -43,8 +49,6 @@ def _dst_note(instant: datetime, schedule) -> str | None:
 
 
 def _instant(instant: datetime, schedule, zone) -> dict:
-    from openalice.core import clock
-
     note = _dst_note(instant, schedule) if schedule.kind == "cron" else None
     item: dict[str, Any] = {"utc": clock.to_iso(instant), "local": _local_iso(instant, zone),
                             "dstAdjusted": note is not None}
@@ -60,11 +64,6 @@ def upcoming(schedule, cursor: dict | None, *, now: datetime, count: int = 5) ->
     None; ``instants`` are the next ``count`` fire instants strictly after
     ``now`` given the cursor.
     """
-    from openalice.core import clock
-    from openalice.core.zones import resolve_zone
-
-    from . import due
-
     count = max(0, min(int(count), MAX_COUNT))
     zone = schedule.zone if schedule.kind == "cron" and schedule.zone is not None else resolve_zone("local")
     out: dict[str, Any] = {"timezone": schedule.timezone if schedule.kind == "cron" else "local",
@@ -97,8 +96,6 @@ def upcoming(schedule, cursor: dict | None, *, now: datetime, count: int = 5) ->
             instants.append(current)
             current = current + step
     else:
-        from openalice.core.cron import next_fire_after
-
         current = now
         while len(instants) < count:
             fire = next_fire_after(schedule.expr, current, schedule.zone)

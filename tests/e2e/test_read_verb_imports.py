@@ -42,53 +42,57 @@ PINNED = {
         "cli.alice cli.alice_workspace core.flock core.fs core.homes core.locks core.paths "
         "core.records workspaces workspaces.access workspaces.registry",
     'alice issue list':
-        "cli.alice cli.alice_issue core.clock core.cron core.flock "
-        "core.frontmatter core.frontmatter.flow core.frontmatter.model core.frontmatter.parser "
-        "core.frontmatter.quoted core.frontmatter.reader core.frontmatter.scalars "
-        "core.frontmatter.values core.frontmatter.writer core.fs "
+        "cli.alice cli.alice_issue cli.alice_issue_args cli.alice_issue_text core.clock "
+        "core.cron core.flock core.frontmatter core.frontmatter.flow core.frontmatter.model "
+        "core.frontmatter.parser core.frontmatter.quoted core.frontmatter.reader "
+        "core.frontmatter.scalars core.frontmatter.values core.frontmatter.writer core.fs "
         "core.homes core.locks core.paths core.records core.zones issues issues.board "
         "issues.declaration issues.reader issues.schedule issues.views workspaces "
         "workspaces.access workspaces.registry",
     'alice issue list --json':
-        "cli.alice cli.alice_issue core.clock core.cron core.flock "
-        "core.frontmatter core.frontmatter.flow core.frontmatter.model core.frontmatter.parser "
-        "core.frontmatter.quoted core.frontmatter.reader core.frontmatter.scalars "
-        "core.frontmatter.values core.frontmatter.writer core.fs "
+        "cli.alice cli.alice_issue cli.alice_issue_args cli.alice_issue_text core.clock "
+        "core.cron core.flock core.frontmatter core.frontmatter.flow core.frontmatter.model "
+        "core.frontmatter.parser core.frontmatter.quoted core.frontmatter.reader "
+        "core.frontmatter.scalars core.frontmatter.values core.frontmatter.writer core.fs "
         "core.homes core.locks core.paths core.records core.zones issues issues.board "
         "issues.declaration issues.reader issues.schedule issues.views workspaces "
         "workspaces.access workspaces.registry",
     'alice issue show {ISSUE} --json':
-        "cli.alice cli.alice_issue core.clock core.cron core.flock "
-        "core.frontmatter core.frontmatter.flow core.frontmatter.model core.frontmatter.parser "
-        "core.frontmatter.quoted core.frontmatter.reader core.frontmatter.scalars "
-        "core.frontmatter.values core.frontmatter.writer core.fs "
+        "cli.alice cli.alice_issue cli.alice_issue_args cli.alice_issue_text core.clock "
+        "core.cron core.flock core.frontmatter core.frontmatter.flow core.frontmatter.model "
+        "core.frontmatter.parser core.frontmatter.quoted core.frontmatter.reader "
+        "core.frontmatter.scalars core.frontmatter.values core.frontmatter.writer core.fs "
         "core.homes core.locks core.paths core.records core.zones issues issues.comments "
         "issues.declaration issues.reader issues.schedule issues.views workspaces "
         "workspaces.access workspaces.registry",
     'alice issue board --json':
-        "cli.alice cli.alice_issue core.clock core.cron core.flock "
-        "core.frontmatter core.frontmatter.flow core.frontmatter.model core.frontmatter.parser "
-        "core.frontmatter.quoted core.frontmatter.reader core.frontmatter.scalars "
-        "core.frontmatter.values core.frontmatter.writer core.fs "
+        "cli.alice cli.alice_issue cli.alice_issue_args cli.alice_issue_text core.clock "
+        "core.cron core.flock core.frontmatter core.frontmatter.flow core.frontmatter.model "
+        "core.frontmatter.parser core.frontmatter.quoted core.frontmatter.reader "
+        "core.frontmatter.scalars core.frontmatter.values core.frontmatter.writer core.fs "
         "core.homes core.locks core.paths core.records core.zones issues issues.board "
         "issues.declaration issues.reader issues.schedule issues.views workspaces "
         "workspaces.access workspaces.registry",
     'alice-inbox list --json':
-        "cli.inbox cli.inbox_verbs core.flock core.fs core.homes core.jsonl core.locks "
-        "core.paths core.records inbox inbox.files inbox.push inbox.query inbox.readstate "
-        "inbox.references inbox.store",
-    'alice-inbox list --limit 20':
-        "cli.inbox cli.inbox_verbs core.clock core.flock core.fs core.homes core.jsonl "
+        "cli.inbox cli.inbox_text cli.inbox_verbs core.flock core.fs core.homes core.jsonl "
         "core.locks core.paths core.records inbox inbox.files inbox.push inbox.query "
-        "inbox.readstate inbox.references inbox.store",
+        "inbox.readstate inbox.readstate.document inbox.readstate.marks inbox.references "
+        "inbox.store",
+    'alice-inbox list --limit 20':
+        "cli.inbox cli.inbox_text cli.inbox_verbs core.clock core.flock core.fs core.homes "
+        "core.jsonl core.locks core.paths core.records inbox inbox.files inbox.push inbox.query "
+        "inbox.readstate inbox.readstate.document inbox.readstate.marks inbox.references "
+        "inbox.store",
     'alice-inbox count --json':
-        "cli.inbox cli.inbox_verbs core.flock core.fs core.homes core.jsonl core.locks "
-        "core.paths core.records inbox inbox.files inbox.push inbox.query inbox.readstate "
-        "inbox.references inbox.store",
+        "cli.inbox cli.inbox_text cli.inbox_verbs core.flock core.fs core.homes core.jsonl "
+        "core.locks core.paths core.records inbox inbox.files inbox.push inbox.query "
+        "inbox.readstate inbox.readstate.document inbox.readstate.marks inbox.references "
+        "inbox.store",
     'alice-inbox show {ENTRY} --json':
-        "cli.inbox cli.inbox_verbs core.flock core.fs core.homes core.jsonl core.locks "
-        "core.paths core.records inbox inbox.files inbox.push inbox.query inbox.readstate "
-        "inbox.references inbox.store workspaces workspaces.access workspaces.registry",
+        "cli.inbox cli.inbox_text cli.inbox_verbs core.flock core.fs core.homes core.jsonl "
+        "core.locks core.paths core.records inbox inbox.files inbox.push inbox.query "
+        "inbox.readstate inbox.readstate.document inbox.readstate.marks inbox.references "
+        "inbox.store workspaces workspaces.access workspaces.registry",
     'alice journal':
         "cli.alice cli.alice_journal core.flock core.fs core.homes core.jsonl core.locks "
         "core.paths core.records journal journal.counts journal.reader journal.recorder "

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from openalice.runs import supervisor
+from openalice.runs.supervisor import capture, engine
 from tests.helpers.schemas import conforms
 
 from .conftest import NOW, journal_facts, structured_of
@@ -189,7 +190,7 @@ def test_journal_facts_of_a_run(registry, ws, standins):
 
 def test_turn_facts_are_capped_per_run(registry, ws, standins, monkeypatch):
     tasks, _ = registry
-    monkeypatch.setattr(supervisor, "JOURNAL_TURN_LIMIT", 1)
+    monkeypatch.setattr(engine, "JOURNAL_TURN_LIMIT", 1)
     standins.behave("tool")
     supervisor.run_task(new_task(tasks, ws, request=request_for("claude")))
 
@@ -311,7 +312,7 @@ def test_watchdog_terminates_the_group(registry, ws, standins, monkeypatch):
 
 def test_watchdog_escalates_to_sigkill(registry, ws, standins, monkeypatch):
     tasks, _ = registry
-    monkeypatch.setattr(supervisor, "KILL_GRACE", 0.3)
+    monkeypatch.setattr(engine, "KILL_GRACE", 0.3)
     standins.behave("hang-ignore-term")
     record = supervisor.run_task(new_task(tasks, ws, request=request_for("pi"), timeout_ms=200))
     assert record["status"] == "failed" and record["killed"] is True
@@ -373,7 +374,7 @@ os._exit(0)
 
 def test_raw_logs_are_capped_but_drained(registry, ws, standins, monkeypatch):
     tasks, _ = registry
-    monkeypatch.setattr(supervisor, "STREAM_CAP", 700)
+    monkeypatch.setattr(capture, "STREAM_CAP", 700)
     standins.behave("tool")
     task_id = new_task(tasks, ws, request=request_for("claude"))
 
@@ -391,7 +392,7 @@ def test_raw_logs_are_capped_but_drained(registry, ws, standins, monkeypatch):
 
 def test_an_overlong_line_is_cut_not_held(registry, ws, tmp_path, monkeypatch):
     tasks, _ = registry
-    monkeypatch.setattr(supervisor, "LINE_LIMIT", 1024)
+    monkeypatch.setattr(capture, "LINE_LIMIT", 1024)
     bindir = tmp_path / "long-bin"
     bindir.mkdir()
     script = bindir / "codex"
@@ -492,7 +493,7 @@ def test_a_process_that_left_the_group_cannot_hold_the_run_open(registry, ws, tm
     from openalice.core import proc as procs
 
     tasks, _ = registry
-    monkeypatch.setattr(supervisor, "DRAIN_TIMEOUT", 0.3)
+    monkeypatch.setattr(engine, "DRAIN_TIMEOUT", 0.3)
     bindir = tmp_path / "escape-bin"
     bindir.mkdir()
     marker = tmp_path / "escaped.pid"
@@ -514,11 +515,11 @@ print(json.dumps({{"type": "item.completed", "item": {{"id": "i1", "type": "agen
 
 
 def test_the_pump_splits_chunks_into_lines_and_cuts_overlong_ones(tmp_path, monkeypatch):
-    monkeypatch.setattr(supervisor, "LINE_LIMIT", 100)
-    monkeypatch.setattr(supervisor, "READ_SIZE", 7)     # lines straddle reads
+    monkeypatch.setattr(capture, "LINE_LIMIT", 100)
+    monkeypatch.setattr(capture, "READ_SIZE", 7)     # lines straddle reads
     read_fd, write_fd = os.pipe()
     lines: list[bytes] = []
-    pump = supervisor._Pump(os.fdopen(read_fd, "rb"), tmp_path / "out.log", lines.append, "test")
+    pump = capture.Pump(os.fdopen(read_fd, "rb"), tmp_path / "out.log", lines.append, "test")
     pump.start()
     data = b"first\n" + b"y" * 250 + b"\nsecond\n" + b"z" * 120 + b"tail without newline"
     os.write(write_fd, data)

@@ -42,7 +42,7 @@ def normalizer_for(stream_format: str) -> StreamNormalizer:
     except (KeyError, TypeError):
         raise ValueError(f"unknown stream format {stream_format!r}; "
                          f"expected one of {', '.join(FORMATS)}") from None
-    from importlib import import_module
+    from importlib import import_module  # lazy: an engine's module loads only when asked for
 
     module = import_module(f"{__name__}.{module_name}")
     return getattr(module, class_name)()

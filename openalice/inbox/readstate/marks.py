@@ -1,0 +1,187 @@
+"""Changing the read state (read, unread, forget, mark-all-read: each one
+locked read-modify-write of the sidecar) and counting what is unread."""
+
+from __future__ import annotations
+
+from openalice.core import fs
+from openalice.core.errors import InvalidInput
+
+from ..store import Entry, InboxStore, is_entry_id
+from .document import (VERSION, ReadState, _current, _load_strict, _rebuild, _tail, _watermark,
+                       load)
+
+# -- changing -------------------------------------------------------------------------
+
+_RECOVER_HINT = ("'alice-inbox mark-all-read' keeps the bad file aside and starts a new one "
+                 "(or repair the file by hand)")
+
+
+def _update(store: InboxStore, change) -> ReadState:
+    """``change(state)`` under the sidecar's lock, then one atomic write."""
+    result: list[ReadState] = []
+
+    def apply(data: object) -> dict:
+        state = _current(store, data)
+        change(state)
+        result.append(state)
+        return state.document()
+
+    try:
+        fs.locked_update_json(store.read_state_path, apply,
+                              default=lambda: {"version": VERSION})
+    except InvalidInput as exc:
+        if exc.file != str(store.read_state_path):
+            raise
+        raise InvalidInput(exc.message, file=exc.file, field=exc.field, code=exc.code,
+                           details={**exc.details, "hint": _RECOVER_HINT}) from None
+    return result[0]
+
+
+def _in_prefix(state: ReadState, entry: Entry) -> bool:
+    return state.watermark is not None and entry.offset <= state.watermark["line"]
+
+
+def mark_read(store: InboxStore, entry_id: str, *, now_ms: int) -> int:
+    """Mark one existing entry read (a later call moves readAt); returns readAt."""
+    store.get(entry_id)
+
+    def change(state: ReadState) -> None:
+        state.unread.pop(entry_id, None)
+        state.read[entry_id] = now_ms
+
+    _update(store, change)
+    return now_ms
+
+
+def mark_unread(store: InboxStore, entry_id: str) -> bool:
+    """Drop the read mark of an existing entry; True if it was read."""
+    store.get(entry_id)
+    was: list[bool] = []
+
+    def change(state: ReadState) -> None:
+        entry = store.get(entry_id)  # again under the lock: where it is now
+        was.append(entry_id in state)
+        state.read.pop(entry_id, None)
+        if _in_prefix(state, entry):  # the prefix lists every unread entry it holds
+            state.unread[entry_id] = entry.record["workspaceId"]
+
+    _update(store, change)
+    return was[0]
+
+
+def forget(store: InboxStore, entry_id: str) -> None:
+    """Drop the marks of an id whatever the entry's state (used by delete,
+    after the entry is gone; the prefix it was in is recomputed).  A corrupt
+    sidecar is left alone: the delete itself already happened."""
+    if not store.read_state_path.exists():
+        return
+
+    def change(state: ReadState) -> None:
+        state.read.pop(entry_id, None)
+        state.unread.pop(entry_id, None)
+
+    try:
+        _update(store, change)
+    except InvalidInput:
+        store.read_state_problem = "read state is corrupt; the deleted entry's mark was not removed"
+
+
+def counts(store: InboxStore, read: ReadState | None = None, *,
+           workspace_id: str | None = None) -> dict:
+    """``{"total", "unread"}`` over the whole file (and ``workspaceUnread`` when
+    asked): the prefix's part from the watermark, the rest by reading the
+    entries after it."""
+    state = load(store) if read is None else read
+    tail = _tail(store, state)
+    if tail is None:  # the prefix moved (a delete, a hand edit): count everything
+        state = _rebuild(store, state)
+        tail = _tail(store, state)
+    total = unread = ws_unread = 0
+    if state.watermark is not None:
+        total = state.watermark["entries"]
+        unread = len(state.unread)
+        if workspace_id is not None:
+            ws_unread = sum(1 for ws in state.unread.values() if ws == workspace_id)
+    for entry in tail:
+        total += 1
+        if entry.id in state.read:
+            continue
+        unread += 1
+        if workspace_id is not None and entry.record["workspaceId"] == workspace_id:
+            ws_unread += 1
+    out = {"total": total, "unread": unread}
+    if workspace_id is not None:
+        out["workspaceUnread"] = ws_unread
+    return out
+
+
+def unread_count(store: InboxStore, read: ReadState | None = None) -> int:
+    """Entries without a read mark, over the whole file (the global badge)."""
+    return counts(store, read)["unread"]
+
+
+def mark_all_read(store: InboxStore, *, now_ms: int, workspace_id: str | None = None) -> dict:
+    """Mark every entry unread *now* as read, in one atomic write of the sidecar.
+
+    The snapshot is the entries present while the sidecar's lock is held; an
+    entry pushed after that stays unread.  ``workspace_id`` limits the
+    snapshot to one workspace (the others' unread entries are listed as
+    exceptions).  The watermark moves to the newest entry of the snapshot,
+    so only the entries after the previous one are read.  Returns
+    ``{"marked", "unread", "total" [, "workspaceUnread"]}``, the counts
+    computed after the write (so an entry that arrived meanwhile is counted
+    unread): the authoritative figures.
+    """
+    marked = [0]
+
+    def change(state: ReadState) -> None:
+        for entry_id, ws in list(state.unread.items()):
+            if workspace_id is None or ws == workspace_id:
+                del state.unread[entry_id]
+                state.read[entry_id] = now_ms
+                marked[0] += 1
+        tail = _tail(store, state)
+        if not tail:
+            return
+        newest_grammar = None
+        for entry in tail:
+            if is_entry_id(entry.id):
+                newest_grammar = entry.id
+            if entry.id in state.read:
+                continue
+            if workspace_id is not None and entry.record["workspaceId"] != workspace_id:
+                state.unread[entry.id] = entry.record["workspaceId"]
+                continue
+            marked[0] += 1
+            if not is_entry_id(entry.id):
+                state.read[entry.id] = now_ms  # no segment covers an id outside the grammar
+        previous = state.watermark["entries"] if state.watermark is not None else 0
+        last = tail[-1]
+        if newest_grammar is not None:
+            state.throughs.append(newest_grammar)
+            state.times.append(now_ms)
+        if state.throughs:
+            state.watermark = _watermark(store, last, previous + len(tail))
+        else:  # only ids outside the grammar: their own marks, no watermark
+            for entry in tail:
+                if entry.id in state.unread:
+                    del state.unread[entry.id]
+
+    aside = None
+    with fs.locked_file(store.read_state_path):  # re-entrant: _update takes it again
+        try:
+            _load_strict(store)
+        except InvalidInput:
+            aside = fs.set_aside(store.read_state_path, f"corrupt-{_stamp(now_ms)}")
+        written = _update(store, change)
+    fresh = InboxStore(store.directory)
+    out = {"marked": marked[0], **counts(fresh, written, workspace_id=workspace_id)}
+    if aside is not None:
+        out["setAside"] = str(aside)
+    return out
+
+
+def _stamp(now_ms: int) -> str:
+    from openalice.core import clock  # lazy: only a set-aside needs it, read verbs must not load it
+
+    return clock.to_iso(clock.from_ms(now_ms - now_ms % 1000)).replace("-", "").replace(":", "")

@@ -1,0 +1,160 @@
+"""Capture: each pipe of the agent drained into a capped log, stdout lines
+handed to the normalizer, and ``structured.json`` rewritten while it runs."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from openalice.core import fs
+
+STREAM_CAP = 16 * 1024 * 1024        # bytes kept of each raw stream (stdout.log, stderr.log)
+LINE_LIMIT = 4 * 1024 * 1024         # one stdout line held in memory at most; the rest is skipped
+READ_SIZE = 64 * 1024                # bytes per read of a child's pipe
+SNAPSHOT_INTERVAL = 0.25             # structured.json is rewritten at most this often while running
+
+
+class Pump(threading.Thread):
+    """Drain one pipe into a capped log file, handing each stdout line on.
+
+    The pipe is read in chunks as they arrive (one log write per chunk, so
+    the log is current without a write per line), then split into lines.
+    Past ``STREAM_CAP`` the log stops growing but the pipe is still drained
+    (a child blocked on a full pipe would never exit) and lines still reach
+    ``on_line``.  A line longer than ``LINE_LIMIT`` is handed on cut at the
+    limit and its remainder skipped, so memory stays bounded.
+    """
+
+    def __init__(self, pipe, log_path: Path, on_line: Callable[[bytes], None] | None, name: str) -> None:
+        super().__init__(name=name, daemon=True)
+        self.pipe = pipe
+        self.log_path = log_path
+        self.on_line = on_line
+        self.written = 0
+        self.dropped = 0
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            fd = os.open(self.log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o600)
+        except OSError as exc:
+            self.error = exc
+            fd = -1
+        source = self.pipe.fileno()
+        pending = bytearray()
+        skipping = False          # inside the remainder of an overlong line
+        try:
+            while True:
+                chunk = os.read(source, READ_SIZE)
+                if not chunk:
+                    break
+                self._log(fd, chunk)
+                if self.on_line is None:
+                    continue
+                pending += chunk
+                start = 0
+                while True:
+                    end = pending.find(b"\n", start)
+                    if end < 0:
+                        break
+                    if skipping:
+                        skipping = False
+                    else:
+                        self.on_line(bytes(pending[start:min(end + 1, start + LINE_LIMIT)]))
+                    start = end + 1
+                del pending[:start]
+                if len(pending) >= LINE_LIMIT:
+                    if not skipping:
+                        self.on_line(bytes(pending[:LINE_LIMIT]))
+                    skipping = True
+                    pending.clear()
+            if pending and not skipping and self.on_line is not None:
+                self.on_line(bytes(pending))
+        except BaseException as exc:  # noqa: BLE001 -- reported by the supervisor, never a hang
+            self.error = exc
+            _drain(source)
+        finally:
+            if fd >= 0:
+                if self.dropped:
+                    note = f"\n[openalice: log capped at {STREAM_CAP} bytes; {self.dropped} bytes not kept]\n"
+                    _write_all(fd, note.encode())
+                os.close(fd)
+            try:
+                self.pipe.close()
+            except OSError:
+                pass
+
+    def _log(self, fd: int, chunk: bytes) -> None:
+        room = STREAM_CAP - self.written
+        if fd < 0 or room <= 0:
+            self.dropped += len(chunk)
+            return
+        part = chunk[:room]
+        try:
+            _write_all(fd, part)
+        except OSError as exc:
+            self.error = exc
+            self.dropped += len(chunk)
+            return
+        self.written += len(part)
+        self.dropped += len(chunk) - len(part)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _drain(fd: int) -> None:
+    try:
+        while os.read(fd, READ_SIZE):
+            pass
+    except OSError:
+        pass
+
+
+class SnapshotWriter(threading.Thread):
+    """Rewrites structured.json (atomically, compact) at most every
+    ``SNAPSHOT_INTERVAL`` seconds while new output arrives."""
+
+    def __init__(self, path: Path, snapshot: Callable[[], dict]) -> None:
+        super().__init__(name="structured-writer", daemon=True)
+        self.path = path
+        self.snapshot = snapshot
+        self.dirty = threading.Event()
+        self.stopping = threading.Event()
+
+    def run(self) -> None:
+        while True:
+            self.dirty.wait()
+            if self.stopping.is_set():
+                return
+            self.dirty.clear()
+            try:
+                fs.atomic_write_json(self.path, self.snapshot(), indent=None, mode=0o600, durable=False)
+            except OSError as exc:  # the final write at the end still happens
+                print(f"supervisor: structured.json not updated: {exc}", file=sys.stderr)
+            if self.stopping.wait(SNAPSHOT_INTERVAL):
+                return
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.dirty.set()
+        self.join()
+
+
+def feed_stdin(pipe, data: bytes) -> None:
+    try:
+        pipe.write(data)
+    except (BrokenPipeError, OSError, ValueError):
+        pass  # the engine closed its stdin early; its exit tells the story
+    finally:
+        try:
+            pipe.close()
+        except (BrokenPipeError, OSError, ValueError):
+            pass
+

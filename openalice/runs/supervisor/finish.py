@@ -1,0 +1,109 @@
+"""The end of a run: its terminal record, the issue's and session's updates, the runtime facts."""
+
+from __future__ import annotations
+
+from openalice import issues, sessions
+from openalice.core.errors import AliceError
+
+from .outcome import JOURNAL_TEXT_BYTES, clip_utf8, iso, output_summary, signal_name, status_for
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only
+    from typing import Any
+
+
+class FinishSteps:
+    """The steps of :class:`~.run.Run` that record how it ended (a mixin)."""
+
+    def record_native_session(self, native_session: str | None) -> None:
+        if not native_session or self.binding is None:
+            return
+        try:
+            sessions.record_native_session(self.ws, self.binding.resume_id, native_session, self.now())
+        except (AliceError, OSError) as exc:
+            self.note(f"native session id not recorded: {exc}")
+
+    def finish_started(self, structured: dict, engine_failed: bool, error_after_text: bool,
+                       native_session: str | None, elapsed: float) -> dict:
+        code = self.proc.returncode
+        status = status_for(exit_code=code, killed=self.killed, interrupted=self.interruption is not None,
+                            engine_failed=engine_failed, error_after_text=error_after_text)
+        self.record_native_session(native_session)
+        changes: dict[str, Any] = {"status": status, "finishedAt": iso(self.now()),
+                                   "durationMs": int(elapsed * 1000), "killed": self.killed,
+                                   "output": output_summary(structured)}
+        if code is not None and code >= 0:
+            changes["exitCode"] = code
+        elif code is not None:
+            changes["signal"] = signal_name(-code)
+        if native_session:
+            changes["agentSessionId"] = native_session
+        if status == "interrupted":
+            changes["interruptionReason"] = self.interruption
+        self.update(changes)
+        if status == "done":
+            self.mark_issue_done()
+        stopped: dict[str, Any] = {"taskId": self.task_id, "resumeId": self.binding.resume_id,
+                                   "status": status, "metrics": structured.get("metrics", {}),
+                                   "truncated": bool(structured.get("truncated"))}
+        for key in ("exitCode", "signal"):
+            if key in changes:
+                stopped[key] = changes[key]
+        if self.killed:
+            stopped["killed"] = True
+        if status != "done":
+            stopped["error"] = self.failure_text(structured, changes)
+        if structured.get("assistantText"):
+            stopped["assistantText"] = clip_utf8(structured["assistantText"], JOURNAL_TEXT_BYTES)
+        if self.skipped_turns:
+            stopped["turnEventsNotJournalled"] = self.skipped_turns
+        self.journal("runtime.stopped", stopped, caused_by=self.started_seq)
+        return self.record
+
+    def failure_text(self, structured: dict, changes: dict) -> str:
+        if self.interruption:
+            return self.interruption
+        if self.killed:
+            return f"stopped by the watchdog after {int(self.record.get('timeoutMs') or 0) // 1000}s"
+        errors = [b.get("message") for b in structured.get("blocks") or () if b.get("type") == "error"]
+        if errors and errors[-1]:
+            return clip_utf8(errors[-1], JOURNAL_TEXT_BYTES)
+        if "signal" in changes:
+            return f"the agent was killed by {changes['signal']}"
+        if changes.get("exitCode"):
+            return f"the agent exited with code {changes['exitCode']}"
+        return "the agent reported a failure"
+
+    def finish_unstarted(self, *, error: str | None = None, code: str | None = None,
+                         interrupted: bool = False) -> dict:
+        """Nothing ran: the launch failed, or the supervisor was stopped first."""
+        changes: dict[str, Any] = {"finishedAt": iso(self.now()), "processStarted": False}
+        if interrupted or (self.interruption and error is None):
+            changes.update(status="interrupted", interruptionReason=self.interruption or "interrupted")
+        else:
+            changes.update(status="failed", error=error or "launch failed", exitCode=-1)
+            if code:
+                changes["launchErrorCode"] = code
+        self.update(changes)
+        payload: dict[str, Any] = {"taskId": self.task_id}
+        if self.binding is not None:
+            payload.update(resumeId=self.binding.resume_id, agent=self.binding.agent)
+        if changes["status"] == "interrupted":
+            payload.update(status="interrupted", error=changes["interruptionReason"],
+                           metrics={"textBlocks": 0, "toolCalls": 0, "toolFailures": 0}, truncated=False)
+            self.journal("runtime.stopped", payload, caused_by=self.started_seq)
+        else:
+            if code:
+                payload["launchErrorCode"] = code
+            payload["error"] = changes["error"]
+            self.journal("runtime.spawn_failed", payload, caused_by=self.started_seq or self.born_seq)
+        return self.record
+
+    def mark_issue_done(self) -> None:
+        """A one-shot (``at``) issue is done after its first successful run."""
+        if self.issue is None or not isinstance(self.issue.when, dict) or self.issue.when.get("kind") != "at":
+            return
+        try:
+            issues.mark_done(self.ws, self.issue_id)
+        except Exception as exc:  # noqa: BLE001 -- the run is done either way
+            self.note(f"could not mark issue {self.issue_id!r} done: {exc}")
