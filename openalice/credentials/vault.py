@@ -211,9 +211,9 @@ def add(slug: str, *, vendor: str, secret: str, auth_type: str = "api-key", base
         doc["credentials"][slug] = record
         try:
             _write_doc(doc)
-        except Exception:
+        except BaseException:
             if existing is None:
-                fs.remove_file(secret_path(slug))
+                secrets.remove_env_file(secret_path(slug))
             raise
     return record
 
@@ -225,9 +225,15 @@ def remove(slug: str) -> dict:
         doc = _read_doc()
         rec = doc["credentials"].pop(slug, None)
         if rec is None:
-            raise NotFound(f"no credential {slug!r}", field="credential", code="credential_not_found")
+            # An add killed after the secret was written and before the record:
+            # the secret goes anyway, so no copy of a key outlives its credential.
+            leftover = secrets.remove_env_file(secret_path(slug))
+            message = f"no credential {slug!r}"
+            if leftover:
+                message += " (the secret left by an interrupted 'credential add' was removed)"
+            raise NotFound(message, field="credential", code="credential_not_found")
         _write_doc(doc)
-        fs.remove_file(secret_path(slug))
+        secrets.remove_env_file(secret_path(slug))
     return rec
 
 

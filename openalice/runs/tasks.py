@@ -39,7 +39,7 @@ from openalice.core.errors import Conflict, InvalidInput, NotFound, OperationalE
 __all__ = [
     "RECORD_VERSION", "STATUSES", "SUPERVISOR_GRACE_SECONDS", "TASK_ID_RE", "new_task_id",
     "is_task_id", "runs_dir", "task_dir", "record_path", "create_task", "load_task",
-    "find_task", "update_task", "list_tasks", "iter_index", "latest_task", "effective",
+    "find_task", "check_record", "update_task", "list_tasks", "iter_index", "latest_task", "effective",
     "safe_name",
 ]
 
@@ -188,10 +188,26 @@ def find_task(task_id: str) -> dict | None:
     not a task id at all)."""
     if not is_task_id(task_id):
         return None
-    data = fs.read_json(runs_dir() / "tasks" / task_id / "task.json", missing=None)
-    if data is not None and not isinstance(data, dict):
-        raise InvalidInput("task record is not an object", file=record_path(task_id),
-                           code="bad_task_record")
+    path = runs_dir() / "tasks" / task_id / "task.json"
+    data = fs.read_json(path, missing=None)
+    return None if data is None else check_record(data, task_id, path)
+
+
+def check_record(data: dict, task_id: str, path: Path) -> dict:
+    """A stored record has its own id, a known status and its workspace;
+    anything else (``{"version": 1}`` alone, say) is malformed, naming the file."""
+    def bad(field: str, reason: str) -> InvalidInput:
+        return InvalidInput(f"malformed task record: {reason}", file=path, field=field,
+                            code="bad_task_record")
+
+    if data.get("taskId") != task_id:
+        raise bad("taskId", f"taskId must be {task_id!r} (the directory's name), "
+                            f"not {data.get('taskId')!r}")
+    if data.get("status") not in STATUSES:
+        raise bad("status", f"status must be one of {', '.join(STATUSES)}, "
+                            f"not {data.get('status')!r}")
+    if not isinstance(data.get("workspaceId"), str) or not data["workspaceId"]:
+        raise bad("workspaceId", "workspaceId is required")
     return data
 
 
@@ -217,8 +233,7 @@ def update_task(task_id: str, changes: dict | Callable[[dict], dict]) -> dict:
         raise NotFound(f"unknown task {task_id}", code="unknown_task")
 
     def apply(current: dict) -> dict:
-        if not isinstance(current, dict):
-            raise InvalidInput("task record is not an object", file=path, code="bad_task_record")
+        check_record(current, task_id, path)
         new = changes(dict(current)) if callable(changes) else {**current, **changes}
         if not isinstance(new, dict):
             raise InvalidInput("an update must produce an object", code="bad_task_record")

@@ -124,7 +124,7 @@ def load_manifest(root: str | Path) -> Manifest:
 
     path = manifest_path(root)
     try:
-        data = fs.read_bytes(path, max_bytes=MAX_BYTES)
+        data = fs.read_bytes(path, max_bytes=MAX_BYTES, root=root)
     except NotFound:
         raise ManifestError("no harness.json at the workspace root: this workspace declares no Studio",
                             file=path, code="missing") from None
