@@ -482,7 +482,8 @@ def read_text(path: os.PathLike | str, *, max_bytes: int | None = None,
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InvalidInput(f"not UTF-8 text (byte {exc.start})", file=path, code="not_utf8") from None
+        shown = path if root is None else Root.join_text(root, path)
+        raise InvalidInput(f"not UTF-8 text (byte {exc.start})", file=shown, code="not_utf8") from None
 
 
 def read_json(path: os.PathLike | str, *, missing: Any = _MISSING,

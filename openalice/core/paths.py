@@ -192,8 +192,18 @@ class Root:
                             raise OSError(exc.errno, exc.strerror, str(self.join(rel))) from None
                         target = _link_text(name, stack[-1])
                         if target is None:
-                            raise NotADirectoryError(errno.ENOTDIR, "Not a directory",
-                                                     str(self.join(rel))) from None
+                            # Not a link (any more): a file in the way, or the link was
+                            # swapped meanwhile; look once more.
+                            hops += 1
+                            kind = _kind(name, stack[-1])
+                            if kind is None:
+                                raise FileNotFoundError(errno.ENOENT, "No such file or directory",
+                                                        str(self.join(rel))) from None
+                            if kind == "other" or hops > MAX_SYMLINKS:
+                                raise NotADirectoryError(errno.ENOTDIR, "Not a directory",
+                                                         str(self.join(rel))) from None
+                            pending.appendleft(name)
+                            continue
                         hops = self._splice(target, pending, stack, hops, rel, field)
                         continue
                     stack.append(fd)
@@ -326,6 +336,17 @@ def _make_dir(name: str, mode: int, dir_fd: int) -> None:
     except FileExistsError:
         return
     exact_mode(name, mode, dir_fd=dir_fd)
+
+
+def _kind(name: str, dir_fd: int) -> str | None:
+    """``"dir"``, ``"link"``, ``"other"``, or None when ``name`` is gone."""
+    try:
+        mode = os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return "other"
+    return "dir" if stat.S_ISDIR(mode) else "link" if stat.S_ISLNK(mode) else "other"
 
 
 def _link_text(name: str, dir_fd: int) -> str | None:
