@@ -41,7 +41,7 @@ __all__ = [
     "atomic_write_json", "dump_json", "read_bytes", "read_text", "read_json",
     "locked_update_json", "locked_file", "sweep_temp_files", "fsync_dir",
     "create_exclusive", "remove_file", "ensure_private_dir", "open_state_file", "set_aside",
-    "explain_os_error", "json_type",
+    "explain_os_error", "json_type", "loads_json",
 ]
 
 TEMP_PREFIX = ".tmp-"
@@ -147,6 +147,34 @@ def explain_os_error(exc: OSError, path: os.PathLike | str | None = None) -> Ali
     return OperationalError(f"cannot access: {exc.strerror or exc}", file=name)
 
 
+
+
+def loads_json(text: str | bytes) -> Any:
+    """``json.loads`` of UTF-8 text, where a string holding a lone surrogate
+    (``"\\ud800"``: valid JSON, but not Unicode text, so it can be neither
+    printed nor written back) is a ValueError too, as bytes that are not UTF-8
+    are.  The one JSON decoding of state (files and JSONL lines)."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8")  # strictly: json.loads would let bytes pass as surrogates
+    value = json.loads(text)
+    if ("\\ud" in text or "\\uD" in text) and _has_surrogate(value):
+        raise ValueError("a string holds a lone surrogate (\\ud800-\\udfff), which is not text")
+    return value
+
+
+def _has_surrogate(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if any("\ud800" <= c <= "\udfff" for c in item):
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 def json_type(value: Any) -> str:
@@ -506,13 +534,15 @@ def read_json(path: os.PathLike | str, *, missing: Any = _MISSING,
     except UnicodeDecodeError as exc:
         raise InvalidInput(f"not UTF-8 (byte {exc.start})", file=shown, code="malformed_json") from None
     try:
-        value = json.loads(text)
+        value = loads_json(text)
     except json.JSONDecodeError as exc:
         raise InvalidInput(f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
                            file=shown, code="malformed_json") from None
     except RecursionError:
         raise InvalidInput("malformed JSON: nested too deeply", file=shown,
                            code="malformed_json") from None
+    except ValueError as exc:
+        raise InvalidInput(f"malformed JSON: {exc}", file=shown, code="malformed_json") from None
     if top is not None and not isinstance(value, top):
         raise InvalidInput(f"malformed: the top level is {json_type(value)}, not "
                            f"{json_type(top())}", file=shown, code="malformed_json")

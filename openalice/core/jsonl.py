@@ -175,7 +175,7 @@ class JsonlFile:
         if not raw:
             return None
         try:
-            record = json.loads(raw)
+            record = fs.loads_json(raw)
         except (ValueError, RecursionError) as exc:
             self._problem(offset, f"malformed line: {exc.__class__.__name__}")
             return None
@@ -352,7 +352,7 @@ def _first_keyed_record(fh, pos: int, hi: int, key: Callable[[dict], Any]) -> tu
             return None
         end = start + len(raw)
         try:
-            record = json.loads(raw)
+            record = fs.loads_json(raw)
         except (ValueError, RecursionError):
             record = None
         if isinstance(record, dict):

@@ -95,7 +95,10 @@ def validate_record(slug: str, rec: Any, *, file: object = None) -> dict:
         raise InvalidInput("wires must be an object", file=file, field=f"{where}/wires",
                            code="bad_credential")
     for shape, url in wires.items():
-        wires_mod.check_shape(shape, field=f"{where}/wires")
+        try:
+            wires_mod.check_shape(shape, field=f"{where}/wires")
+        except InvalidInput as exc:
+            raise InvalidInput(exc.message, file=file, field=exc.field, code="bad_credential") from None
         if url != wires_mod.OFFICIAL:
             try:
                 wires_mod.check_base_url(url, field=f"{where}/wires/{shape}")
@@ -134,7 +137,10 @@ def _read_doc() -> dict:
         raise InvalidInput("vault file must be {\"version\": 1, \"credentials\": {...}}", file=path,
                            code="bad_vault")
     for slug, rec in doc["credentials"].items():
-        check_slug(slug)
+        try:
+            check_slug(slug, field=f"credentials/{slug}")
+        except InvalidInput as exc:
+            raise InvalidInput(exc.message, file=path, field=exc.field, code="bad_vault") from None
         validate_record(slug, rec, file=path)
     return doc
 

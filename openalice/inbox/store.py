@@ -198,8 +198,11 @@ class InboxStore:
     def get(self, entry_id: str) -> Entry:
         entry = self.find(entry_id)
         if entry is None:
-            raise NotFound(f"no inbox entry {entry_id!r}", code="unknown_entry",
-                           details={"hint": "see 'alice-inbox list'"})
+            bad = sum(1 for p in self.problems if p["file"] == str(self.entries_path))
+            note = (f" ({bad} line{'s' if bad != 1 else ''} of the file cannot be read; "
+                    "'alice-inbox list' names them)") if bad else ""
+            raise NotFound(f"no inbox entry {entry_id!r}{note}", code="unknown_entry",
+                           file=self.entries_path, details={"hint": "see 'alice-inbox list'"})
         return entry
 
     # -- writing ---------------------------------------------------------------
@@ -237,7 +240,7 @@ def _decode(raw: bytes) -> dict | None:
     if not raw:
         return None
     try:
-        record = json.loads(raw)
+        record = fs.loads_json(raw)
     except (ValueError, RecursionError):
         return None
     return record if isinstance(record, dict) else None

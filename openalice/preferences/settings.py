@@ -77,7 +77,7 @@ def _check_pref(pref: Any, where: str, file: object) -> None:
     if not isinstance(pref, dict):
         raise InvalidInput("must be an object", file=file, field=where, code="bad_settings")
     mode = pref.get("accessMode")
-    if mode not in _PREF_KEYS:
+    if not isinstance(mode, str) or mode not in _PREF_KEYS:
         raise InvalidInput("accessMode must be 'native' or 'vault'", file=file, field=f"{where}/accessMode",
                            code="bad_settings")
     # Secret-shaped keys first: they are the reason that matters most.

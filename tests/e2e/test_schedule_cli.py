@@ -98,10 +98,10 @@ def test_scan_fires_due_issues_and_reports_why_others_did_not(sch, workspace):
         assert files, pattern
         for path in files:
             check(name, json.loads(path.read_text()))
-    import marshal
+    from openalice.schedule.fastpath import decode_cache
 
     (cache,) = state_files("schedule/scan-cache.marshal")
-    check("schedule-scan-cache", marshal.loads(cache.read_bytes()))
+    check("schedule-scan-cache", decode_cache(cache.read_bytes()))
     for path in state_files("runs/**/*.jsonl"):
         for line in path.read_text().splitlines():
             check("task-index-line", json.loads(line))

@@ -1,0 +1,340 @@
+"""The reliability runs, sized by their caller: the tests run them short (CI),
+``make soak`` (:mod:`tests.reliability.soak`) long, and both read the same
+figures (:class:`Figures`): kills, torn files, leftovers, leaks, outside
+bytes, tracebacks and the rest, each with its count."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .machine import (ADAPTER_CANARY, CANARY, REPO, Machine, Writer, clock, leaks, torn_files,
+                      tracebacks)
+
+
+@dataclass
+class Figures:
+    """Counts by name; ``notes`` keeps the first examples of anything that is not zero."""
+
+    counts: Counter = field(default_factory=Counter)
+    notes: list[str] = field(default_factory=list)
+
+    def add(self, name: str, n: int = 1, note: str | None = None) -> None:
+        self.counts[name] += n
+        if note and n and len(self.notes) < 40:
+            self.notes.append(f"{name}: {note}")
+
+    def __getitem__(self, name: str) -> int:
+        return self.counts[name]
+
+    def merge(self, other: "Figures") -> None:
+        self.counts.update(other.counts)
+        self.notes.extend(other.notes[: max(0, 40 - len(self.notes))])
+
+    def failures(self, *names: str) -> dict:
+        return {name: self.counts[name] for name in names if self.counts[name]}
+
+
+# Figures whose goal is zero.
+ZERO = ("torn files", "leftovers after the next writer", "leaks", "outside bytes", "tracebacks",
+        "next command failed", "writer failed on its own", "duplicate runs", "lost records",
+        "fuzz: traceback", "fuzz: internal error", "fuzz: exit 2 without the file",
+        "fuzz: unexpected exit")
+
+
+# -- kill -9 across a writer ----------------------------------------------------------------
+
+def kill_writer(entry: Writer, base: Path, *, kills: int, seed: int = 16,
+                check_every: int = 10, max_delay: float = 0.06) -> Figures:
+    """SIGKILL ``entry``'s writer ``kills`` times at random moments; after each
+    kill every file must be whole, and every ``check_every`` kills its
+    commands must work.  Then: the temps the kills left, one more run of the
+    writer in a fresh process (the next writer), the temps left after it
+    (goal 0), and for a writer of secrets, no copy of them once removed."""
+    figures = Figures()
+    rng = random.Random(seed)
+    machine = Machine(base).create()
+    entry.setup(machine)
+    server = subprocess.Popen([sys.executable, "-m", "tests.reliability.writer_loop", str(base),
+                               entry.name], cwd=REPO, env=machine.env(), text=True,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE)
+    try:
+        ready = server.stdout.readline().strip()
+        assert ready == "ready", f"{entry.name}: the writer did not start: {server.stderr.read()}"
+        seen_temps: set = set()
+        for k in range(kills):
+            server.stdin.write(f"go {k * 100_000}\n")
+            server.stdin.flush()
+            pid = int(server.stdout.readline())
+            time.sleep(rng.uniform(0.0, max_delay))
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            server.stdin.write(f"reap {pid}\n")
+            server.stdin.flush()
+            status = int(server.stdout.readline())
+            if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL:
+                figures.add("kills")
+            else:
+                figures.add("writer failed on its own", note=_failure_log(base))
+            temps = set(machine.temps())
+            figures.add("temps left by a kill", len(temps - seen_temps))
+            seen_temps = temps
+            broken = torn_files(machine)
+            figures.add("torn files", len(broken), note="; ".join(broken[:3]))
+            if check_every and (k + 1) % check_every == 0:
+                _next_commands(machine, entry, figures)
+        server.stdin.write("quit\n")
+        server.stdin.flush()
+        server.wait(timeout=60)
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+        for stream in (server.stdin, server.stdout, server.stderr):
+            stream.close()
+    figures.add("temps still there before the next writer", len(machine.temps()))
+    once = subprocess.run([sys.executable, "-m", "tests.reliability.writer_loop", str(base),
+                           entry.name, "--once"], cwd=REPO, env=machine.env(ALICE_NOW=clock()),
+                          capture_output=True, text=True, timeout=300)
+    if once.returncode != 0 or tracebacks(once.stdout + once.stderr):
+        figures.add("next command failed", note=f"the next writer: {once.stderr[-500:]}")
+    _next_commands(machine, entry, figures)
+    left = machine.temps()
+    figures.add("leftovers after the next writer", len(left), note=", ".join(map(str, left[:3])))
+    if entry.secrets:
+        if entry.remove is not None:
+            entry.remove(machine)
+        found = leaks(machine, entry.secrets, allow_secret_files=False)
+        figures.add("leaks", len(found), note=", ".join(found[:3]))
+    return figures
+
+
+def _next_commands(machine: Machine, entry: Writer, figures: Figures) -> None:
+    for argv in entry.after:
+        r = machine.cli(*argv, ALICE_NOW=clock())
+        figures.add("next commands run")
+        if tracebacks(r.stdout + r.stderr):
+            figures.add("tracebacks", note=f"{' '.join(argv)}: {r.stderr[-300:]}")
+        if r.returncode != 0:
+            figures.add("next command failed", note=f"{' '.join(argv)} -> {r.returncode}: "
+                                                     f"{(r.stderr or r.stdout)[-300:]}")
+        elif "--json" in argv:
+            try:
+                json.loads(r.stdout)
+            except ValueError:
+                figures.add("next command failed", note=f"{' '.join(argv)}: not one JSON document")
+
+
+def _failure_log(base: Path) -> str:
+    log = base / "step-failures.log"
+    return log.read_text()[-500:] if log.exists() else "no log"
+
+
+# -- a kill during a secret write, then remove -------------------------------------------------
+
+def secret_kill_then_remove(base: Path, *, rounds: int, seed: int = 7) -> Figures:
+    """Kill ``credential add`` and ``set-secret`` mid-write until temps with the
+    key are left behind, then ``credential remove`` / ``unset-secret``, then
+    look for the key in every file of both homes: none may hold it."""
+    figures = Figures()
+    rng = random.Random(seed)
+    machine = Machine(base).create()
+    secrets = (CANARY, ADAPTER_CANARY)
+    for _ in range(rounds):
+        for argv, value in ((("alice", "credential", "add", "k1", "--vendor", "openrouter",
+                              "--replace"), CANARY),
+                            (("harness-adapter", "set-secret", "claude", "ANTHROPIC_API_KEY",
+                              "--force", "-"), ADAPTER_CANARY)):
+            from .machine import tool_path
+
+            proc = subprocess.Popen([tool_path(argv[0]), *argv[1:]], stdin=subprocess.PIPE,
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                    env=machine.env(), cwd=machine.ws)
+            proc.stdin.write((value + "\n").encode())
+            proc.stdin.close()
+            time.sleep(rng.uniform(0.05, 0.4))  # start-up, then somewhere in the write
+            proc.kill()
+            proc.wait()
+            figures.add("kills")
+        copies = [p for p in machine.temps() if any(s.encode() in p.read_bytes() for s in secrets)]
+        figures.add("temp copies of a key left by the kills", len(copies))
+    r1 = machine.cli("alice", "credential", "remove", "k1")
+    r2 = machine.cli("harness-adapter", "unset-secret", "claude", "ANTHROPIC_API_KEY")
+    for r in (r1, r2):
+        if tracebacks(r.stdout + r.stderr):
+            figures.add("tracebacks", note=r.stderr[-300:])
+    found = leaks(machine, secrets, allow_secret_files=False)
+    figures.add("leaks", len(found), note=", ".join(found[:3]))
+    return figures
+
+
+# -- concurrency ---------------------------------------------------------------------------
+
+def concurrent_scans(base: Path, *, scanners: int = 8, issues: int = 12, rounds: int = 1) -> Figures:
+    """``scanners`` scans at once over ``issues`` due issues, ``rounds`` times
+    (a minute apart): exactly one run per issue and round."""
+    from .machine import AGENTS
+
+    figures = Figures()
+    machine = Machine(base).create()
+    for n in range(issues):
+        r = machine.cli("alice", "issue", "create", "--title", f"Job {n}", "--every", "1h",
+                        "--agent", AGENTS[n % len(AGENTS)], "--body", "go")
+        assert r.returncode == 0, r.stderr
+    from .machine import T0, iso
+    from datetime import timedelta
+    from .machine import tool_path
+
+    for round_ in range(rounds):
+        now = iso(T0 + timedelta(hours=round_ + 1))
+        procs = [subprocess.Popen([tool_path("alice-schedule"), "scan", "--json",
+                                   "--capacity", "1000"], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True,
+                                  env=machine.env(ALICE_NOW=now), cwd=machine.ws)
+                 for _ in range(scanners)]
+        fired = 0
+        for p in procs:
+            out, err = p.communicate(timeout=300)
+            figures.add("scans")
+            if tracebacks(out + err):
+                figures.add("tracebacks", note=err[-300:])
+            if p.returncode == 0:
+                doc = json.loads(out)
+                fired += len(doc.get("fired", []))
+        runs = machine.cli("alice-schedule", "runs", "--json", "--limit", "100000")
+        per_issue = Counter(r["issueId"] for r in json.loads(runs.stdout)["runs"])
+        figures.add("runs", sum(per_issue.values()))
+        figures.add("duplicate runs", sum(c - (round_ + 1) for c in per_issue.values()
+                                          if c > round_ + 1))
+        figures.add("lost records", sum(1 for n in range(issues)
+                                        if per_issue.get(f"job-{n}", 0) < round_ + 1))
+        # the runs end, as their supervisors would end them
+        _finish_runs(machine)
+    return figures
+
+
+def _finish_runs(machine: Machine) -> None:
+    script = ("from openalice.runs import admission, tasks\n"
+              "for r in tasks.list_tasks(status='running', limit=100000):\n"
+              "    tasks.update_task(r['taskId'], {'status': 'done'}); admission.release(r['taskId'])\n")
+    subprocess.run([sys.executable, "-c", script], env=machine.env(), cwd=REPO, check=True)
+
+
+INBOX_WORKER = """
+import sys
+from tests.reliability.machine import call
+worker, count = int(sys.argv[1]), int(sys.argv[2])
+for i in range(count):
+    call("alice-inbox", "push", "--body", f"worker {worker} entry {i} [[reports/a.md]]")
+    if i % 5 == 4:
+        call("alice-inbox", "mark-all-read")
+"""
+
+
+def concurrent_inbox(base: Path, *, writers: int = 6, entries: int = 20) -> Figures:
+    """``writers`` processes push ``entries`` entries each (and mark all read now
+    and then) at once: every entry there once, ids unique, every file whole."""
+    figures = Figures()
+    machine = Machine(base).create()
+    procs = [subprocess.Popen([sys.executable, "-c", INBOX_WORKER, str(w), str(entries)],
+                              cwd=REPO, env={**machine.env(), "PWD": str(machine.ws)},
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for w in range(writers)]
+    for p in procs:
+        out, err = p.communicate(timeout=600)
+        if p.returncode != 0 or tracebacks(out + err):
+            figures.add("tracebacks", note=err[-300:])
+    listing = machine.cli("alice-inbox", "list", "--json", "--limit", "100000")
+    bodies = [e["body"] for e in json.loads(listing.stdout)["entries"]]
+    ids = [e["id"] for e in json.loads(listing.stdout)["entries"]]
+    expected = {f"worker {w} entry {i} [[reports/a.md]]" for w in range(writers)
+                for i in range(entries)}
+    figures.add("entries pushed", len(expected))
+    figures.add("lost records", len(expected - set(bodies)))
+    figures.add("duplicate records", len(bodies) - len(set(bodies)) + len(ids) - len(set(ids)))
+    broken = torn_files(machine)
+    figures.add("torn files", len(broken), note="; ".join(broken[:3]))
+    return figures
+
+
+# -- the race: cat while a parent directory is swapped for a link ------------------------------
+
+SWAPPER = """
+import os, sys
+root, outside = sys.argv[1], sys.argv[2]
+real, moved = os.path.join(root, "reports"), os.path.join(root, "reports.real")
+
+def step(action, *args):
+    try:
+        action(*args)
+    except OSError:
+        pass
+
+print("ready", flush=True)
+while True:
+    step(os.rename, real, moved)
+    step(os.symlink, outside, real)
+    step(os.unlink, real)
+    step(os.rename, moved, real)
+"""
+
+
+def cat_race(base: Path, *, attempts: int, subprocesses: int = 0) -> Figures:
+    """``alice-inbox cat`` of a published ``[[reports/a.md]]`` ``attempts`` times
+    in this process (the CLI's own code path, in-process for speed) and
+    ``subprocesses`` times as the real tool, while another process swaps
+    ``reports/`` for a link to a directory outside the workspace and back:
+    no byte from outside may be printed."""
+    from .machine import run_in_process, tool_path
+
+    figures = Figures()
+    machine = Machine(base).create()
+    (machine.outside / "a.md").write_text("OUTSIDE-BYTES a.md\n")
+    pushed = machine.cli("alice-inbox", "push", "--body", "see [[reports/a.md]]", "--json")
+    assert pushed.returncode == 0, pushed.stderr
+    entry_id = json.loads(pushed.stdout)["id"]
+    machine.enter()
+    swapper = subprocess.Popen([sys.executable, "-c", SWAPPER, str(machine.ws),
+                                str(machine.outside)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert swapper.stdout.readline().strip() == "ready"
+        done = 0
+        while done < attempts or (not (figures["cat: served"] and figures["cat: refused"])
+                                  and done < 20 * attempts):
+            done += 1
+            code, out, err = run_in_process("alice-inbox", "cat", entry_id, "reports/a.md")
+            _judge_cat(figures, code, out, err)
+        for _ in range(subprocesses):
+            r = subprocess.run([tool_path("alice-inbox"), "cat", entry_id, "reports/a.md"],
+                               capture_output=True, text=True, env=machine.env(), cwd=machine.ws)
+            _judge_cat(figures, r.returncode, r.stdout, r.stderr)
+    finally:
+        swapper.kill()
+        swapper.wait()
+        swapper.stdout.close()
+    return figures
+
+
+def _judge_cat(figures: Figures, code: int, out: str, err: str) -> None:
+    figures.add("cat runs")
+    if "OUTSIDE-BYTES" in out or "OUTSIDE-BYTES" in err:
+        figures.add("outside bytes", note=f"exit {code}")
+    if tracebacks(out + err):
+        figures.add("tracebacks", note=err[-300:])
+    if code == 0 and "inside the workspace" in out:
+        figures.add("cat: served")
+    elif code in (2, 4):
+        figures.add("cat: refused")
+    else:
+        figures.add("cat: unexpected exit", note=f"{code}: {err[-200:]}")
