@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 BENCH_VENV ?= .venv-bench
 PYTEST_ARGS ?=
 
-.PHONY: test test-fast demo bench install venv clean
+.PHONY: test test-fast demo bench install venv clean soak
 
 $(BIN)/.installed: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -28,6 +28,13 @@ test-fast: $(BIN)/.installed
 
 demo: $(BIN)/.installed
 	$(BIN)/python scripts/demo.py
+
+# The reliability suite, long: kill -9 across every writer, concurrency, secret
+# canaries, the cat race and the parser fuzz; the figures go to docs/reliability.md.
+# (A short run of the same suite is part of `make test`: tests/reliability.)
+SOAK_ARGS ?=
+soak: $(BIN)/.installed
+	$(BIN)/python -m tests.reliability.soak --write docs/reliability.md $(SOAK_ARGS)
 
 # Peers (PyYAML, jsonschema, croniter) live only in the bench environment.
 bench:

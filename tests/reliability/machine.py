@@ -61,6 +61,7 @@ class Machine:
         self.ws = self.base / "ws"
         self.bin = self.base / "bin"
         self.outside = self.base / "outside"
+        self.agent_log = self.base / "agent-env.log"
 
     @property
     def homes(self) -> tuple[Path, Path]:
@@ -88,8 +89,11 @@ class Machine:
         for d in (self.user, self.bin, self.outside):
             d.mkdir(parents=True, exist_ok=True)
         for name in AGENTS:
+            # A stub agent: it says whether a canary key reached its environment
+            # (how many variables hold one; never the value), then fails.
             stub = self.bin / name
-            stub.write_text(f"#!/bin/sh\necho 'stub {name}: no agent runs here' >&2\nexit 97\n")
+            stub.write_text(f"#!/bin/sh\nenv | grep -c 'reliability-canary' >> '{self.agent_log}'\n"
+                            f"echo 'stub {name}: no agent runs here' >&2\nexit 97\n")
             stub.chmod(0o755)
         (self.outside / "private.txt").write_text("OUTSIDE-BYTES private\n")
         run = self.cli("alice", "workspace", "init", str(self.ws), "--label", "Reliability")
@@ -315,8 +319,19 @@ WRITERS: list[Writer] = [
 ]
 
 
+def _secret_writes(m: Machine, n: int) -> None:
+    call("alice", "credential", "add", "k1", "--vendor", "openrouter", "--replace",
+         stdin=CANARY + "\n")
+    call("harness-adapter", "set-secret", "claude", "ANTHROPIC_API_KEY", "--force", "-",
+         stdin=ADAPTER_CANARY + "\n")
+
+
+# Writers the suite uses for one purpose (not part of the kill table).
+SECRET_WRITES = Writer("secret writes", _secret_writes, secrets=(CANARY, ADAPTER_CANARY))
+
+
 def writer(name: str) -> Writer:
-    for entry in WRITERS:
+    for entry in WRITERS + [SECRET_WRITES]:
         if entry.name == name:
             return entry
     raise KeyError(name)

@@ -143,35 +143,56 @@ def _failure_log(base: Path) -> str:
 
 # -- a kill during a secret write, then remove -------------------------------------------------
 
-def secret_kill_then_remove(base: Path, *, rounds: int, seed: int = 7) -> Figures:
-    """Kill ``credential add`` and ``set-secret`` mid-write until temps with the
-    key are left behind, then ``credential remove`` / ``unset-secret``, then
-    look for the key in every file of both homes: none may hold it."""
+def secret_kill_then_remove(base: Path, *, max_kills: int, wanted: int = 3, seed: int = 7) -> Figures:
+    """SIGKILL ``credential add`` / ``set-secret`` mid-write (the fork server)
+    until ``wanted`` kills have left a temp copy of a key behind (or
+    ``max_kills``), then ``credential remove`` and ``unset-secret`` as real
+    commands, then look for the keys in every file of both homes: none may
+    hold them."""
+    from .machine import SECRET_WRITES
+
     figures = Figures()
     rng = random.Random(seed)
     machine = Machine(base).create()
     secrets = (CANARY, ADAPTER_CANARY)
-    for _ in range(rounds):
-        for argv, value in ((("alice", "credential", "add", "k1", "--vendor", "openrouter",
-                              "--replace"), CANARY),
-                            (("harness-adapter", "set-secret", "claude", "ANTHROPIC_API_KEY",
-                              "--force", "-"), ADAPTER_CANARY)):
-            from .machine import tool_path
-
-            proc = subprocess.Popen([tool_path(argv[0]), *argv[1:]], stdin=subprocess.PIPE,
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                    env=machine.env(), cwd=machine.ws)
-            proc.stdin.write((value + "\n").encode())
-            proc.stdin.close()
-            time.sleep(rng.uniform(0.05, 0.4))  # start-up, then somewhere in the write
-            proc.kill()
-            proc.wait()
+    server = subprocess.Popen([sys.executable, "-m", "tests.reliability.writer_loop", str(base),
+                               SECRET_WRITES.name], cwd=REPO, env=machine.env(), text=True,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert server.stdout.readline().strip() == "ready", server.stderr.read()
+        for k in range(max_kills):
+            server.stdin.write(f"go {k}\n")
+            server.stdin.flush()
+            pid = int(server.stdout.readline())
+            time.sleep(rng.uniform(0.0, 0.05))
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            server.stdin.write(f"reap {pid}\n")
+            server.stdin.flush()
+            server.stdout.readline()
             figures.add("kills")
-        copies = [p for p in machine.temps() if any(s.encode() in p.read_bytes() for s in secrets)]
-        figures.add("temp copies of a key left by the kills", len(copies))
-    r1 = machine.cli("alice", "credential", "remove", "k1")
-    r2 = machine.cli("harness-adapter", "unset-secret", "claude", "ANTHROPIC_API_KEY")
-    for r in (r1, r2):
+            copies = [p for p in machine.temps()
+                      if any(s.encode() in p.read_bytes() for s in secrets)]
+            if copies:
+                figures.add("kills that left a temp copy of a key")
+                if figures["kills that left a temp copy of a key"] >= wanted:
+                    break
+        server.stdin.write("quit\n")
+        server.stdin.flush()
+        server.wait(timeout=60)
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+        for stream in (server.stdin, server.stdout, server.stderr):
+            stream.close()
+    figures.add("temp copies of a key before remove", sum(
+        1 for p in machine.temps() if any(s.encode() in p.read_bytes() for s in secrets)))
+    for argv in (("alice", "credential", "remove", "k1"),
+                 ("harness-adapter", "unset-secret", "claude", "ANTHROPIC_API_KEY")):
+        r = machine.cli(*argv)
         if tracebacks(r.stdout + r.stderr):
             figures.add("tracebacks", note=r.stderr[-300:])
     found = leaks(machine, secrets, allow_secret_files=False)
@@ -212,15 +233,15 @@ def concurrent_scans(base: Path, *, scanners: int = 8, issues: int = 12, rounds:
             if p.returncode == 0:
                 doc = json.loads(out)
                 fired += len(doc.get("fired", []))
-        runs = machine.cli("alice-schedule", "runs", "--json", "--limit", "100000")
-        per_issue = Counter(r["issueId"] for r in json.loads(runs.stdout)["runs"])
-        figures.add("runs", sum(per_issue.values()))
-        figures.add("duplicate runs", sum(c - (round_ + 1) for c in per_issue.values()
-                                          if c > round_ + 1))
-        figures.add("lost records", sum(1 for n in range(issues)
-                                        if per_issue.get(f"job-{n}", 0) < round_ + 1))
+        figures.add("runs fired", fired)
         # the runs end, as their supervisors would end them
         _finish_runs(machine)
+    runs = machine.cli("alice-schedule", "runs", "--json", "--limit", "10000")
+    per_issue = Counter(r["issueId"] for r in json.loads(runs.stdout)["runs"])
+    figures.add("runs", sum(per_issue.values()))
+    figures.add("duplicate runs", sum(c - rounds for c in per_issue.values() if c > rounds))
+    figures.add("lost records", sum(max(0, rounds - per_issue.get(f"job-{n}", 0))
+                                    for n in range(issues)))
     return figures
 
 
@@ -233,7 +254,8 @@ def _finish_runs(machine: Machine) -> None:
 
 INBOX_WORKER = """
 import sys
-from tests.reliability.machine import call
+from tests.reliability.machine import Machine, call
+Machine(sys.argv[3]).enter()
 worker, count = int(sys.argv[1]), int(sys.argv[2])
 for i in range(count):
     call("alice-inbox", "push", "--body", f"worker {worker} entry {i} [[reports/a.md]]")
@@ -247,15 +269,15 @@ def concurrent_inbox(base: Path, *, writers: int = 6, entries: int = 20) -> Figu
     and then) at once: every entry there once, ids unique, every file whole."""
     figures = Figures()
     machine = Machine(base).create()
-    procs = [subprocess.Popen([sys.executable, "-c", INBOX_WORKER, str(w), str(entries)],
-                              cwd=REPO, env={**machine.env(), "PWD": str(machine.ws)},
+    procs = [subprocess.Popen([sys.executable, "-c", INBOX_WORKER, str(w), str(entries),
+                               str(base)], cwd=REPO, env=machine.env(),
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for w in range(writers)]
     for p in procs:
         out, err = p.communicate(timeout=600)
         if p.returncode != 0 or tracebacks(out + err):
             figures.add("tracebacks", note=err[-300:])
-    listing = machine.cli("alice-inbox", "list", "--json", "--limit", "100000")
+    listing = machine.cli("alice-inbox", "list", "--json", "--limit", "1000")
     bodies = [e["body"] for e in json.loads(listing.stdout)["entries"]]
     ids = [e["id"] for e in json.loads(listing.stdout)["entries"]]
     expected = {f"worker {w} entry {i} [[reports/a.md]]" for w in range(writers)
@@ -338,3 +360,79 @@ def _judge_cat(figures: Figures, code: int, out: str, err: str) -> None:
         figures.add("cat: refused")
     else:
         figures.add("cat: unexpected exit", note=f"{code}: {err[-200:]}")
+
+
+# -- secret canaries across every command and file --------------------------------------------
+
+def canary_sweep(base: Path) -> Figures:
+    """Store the two canary keys, then run every command that touches a
+    credential, a binding or a run (a real supervisor launching a stub agent
+    with the key in its environment included), and the ways of getting a
+    secret wrong: the keys may be in their own two 0600 files and nowhere
+    else: no other file under either home or the workspace, no output."""
+    figures = Figures()
+    machine = Machine(base).create()
+    outputs: list[str] = []
+
+    def run(*argv: str, input: str | None = None, **env: str) -> subprocess.CompletedProcess:
+        r = machine.cli(*argv, input=input, **env)
+        outputs.append(r.stdout + r.stderr)
+        figures.add("canary: commands run")
+        if tracebacks(r.stdout + r.stderr):
+            figures.add("tracebacks", note=f"{' '.join(argv)}: {r.stderr[-300:]}")
+        return r
+
+    launch = {"OPENALICE_TEST_LAUNCH": ""}
+    run("alice", "credential", "add", "k1", "--vendor", "openrouter", "--label", "Canary",
+        input=CANARY + "\n")
+    run("harness-adapter", "set-secret", "claude", "ANTHROPIC_API_KEY", "-",
+        input=ADAPTER_CANARY + "\n")
+    # the ways of getting it wrong: the value on the command line, twice, or as config
+    run("alice", "credential", "add", "k2", "--vendor", "openrouter", CANARY)
+    run("alice", "credential", "add", "k1", "--vendor", "openrouter", input=CANARY + "\n")
+    run("harness-adapter", "set-secret", "claude", "ANTHROPIC_API_KEY", CANARY)
+    run("harness-adapter", "config", "claude", f"api_key={ADAPTER_CANARY}")
+    run("harness-adapter", "config", "claude", f"region={ADAPTER_CANARY}")
+    run("alice", "settings", "set", "--agent", "pi", "--credential", "k1", "--default")
+    made = run("alice", "session", "new", "--agent", "pi", "--credential", "k1", "--json")
+    resume_id = json.loads(made.stdout)["session"]["resumeId"] if made.returncode == 0 else "none"
+    run("alice", "issue", "create", "--title", "Canary job", "--every", "1m", "--agent", "pi",
+        "--credential", "k1", "--body", "report [[reports/a.md]]")
+    for argv in (("alice", "credential", "list"), ("alice", "credential", "list", "--json"),
+                 ("alice", "session", "list", "--json"), ("alice", "session", "show", resume_id),
+                 ("alice", "settings", "show", "--json"), ("alice", "models", "list", "--json"),
+                 ("alice", "issue", "list", "--json"), ("alice", "issue", "show", "canary-job"),
+                 ("alice", "issue", "validate", "--json"), ("alice", "issue", "board", "--json"),
+                 ("harness-adapter", "list", "--json"), ("harness-adapter", "show", "claude", "--json"),
+                 ("harness-adapter", "health", "claude", "--json"),
+                 ("harness-adapter", "available-models", "claude", "--json"),
+                 ("alice", "doctor", "--json"), ("alice", "doctor")):
+        run(*argv)
+    scan = run("alice-schedule", "scan", "--json", ALICE_NOW=clock(), **launch)
+    fired = json.loads(scan.stdout).get("fired", []) if scan.returncode == 0 else []
+    now_run = run("alice-schedule", "run-now", "canary-job", "--json", ALICE_NOW=clock(), **launch)
+    task_ids = [f.get("taskId") for f in fired if f.get("taskId")]
+    if now_run.returncode == 0:
+        task_ids.append(json.loads(now_run.stdout)["task"]["taskId"])
+    for task_id in task_ids:
+        run("alice-schedule", "run", task_id, "--wait", "--timeout", "60", "--json")
+    figures.add("canary: runs launched", len(task_ids))
+    seen = machine.agent_log.read_text().split() if machine.agent_log.exists() else []
+    figures.add("canary: agents started", len(seen))
+    figures.add("canary: agents that got the key in their environment",
+                sum(1 for n in seen if int(n) > 0))
+    for argv in (("alice-schedule", "runs", "--json"), ("alice-schedule", "health", "--json"),
+                 ("alice-schedule", "next", "canary-job", "--json"), ("alice", "journal", "--json"),
+                 ("alice-inbox", "push", "--body", "done [[reports/a.md]]", "--json"),
+                 ("alice-inbox", "list", "--json"), ("alice", "doctor", "--json")):
+        run(*argv, ALICE_NOW=clock())
+    found = leaks(machine, (CANARY, ADAPTER_CANARY), allow_secret_files=True)
+    found += [f"output #{i}" for i, text in enumerate(outputs)
+              if CANARY in text or ADAPTER_CANARY in text]
+    figures.add("leaks", len(found), note=", ".join(found[:5]))
+    stored = [p for p in machine.secret_files()
+              if CANARY.encode() in p.read_bytes() or ADAPTER_CANARY.encode() in p.read_bytes()]
+    figures.add("canary: files holding a key (its own 0600 files)", len(stored))
+    if any((p.stat().st_mode & 0o077) for p in stored):
+        figures.add("leaks", note="a secret file readable by others")
+    return figures
