@@ -10,12 +10,12 @@ engine wrapper from the harness-adapter catalog.
 
 from .base import (  # noqa: F401
     MODES, SESSION_KEY_VAR, STRIPPED_ENV, STRIPPED_PREFIXES, Access, Adapter, Capabilities, Projection,
-    child_env, compose_path, shims_dir,
+    WORKSPACE_BIN, child_env, compose_path, run_path, shims_dir,
 )
 from .registry import BUILTIN, builtin_names, get_adapter, is_known, known_agents  # noqa: F401
 
 __all__ = [
     "MODES", "SESSION_KEY_VAR", "STRIPPED_ENV", "STRIPPED_PREFIXES", "Access", "Adapter", "Capabilities",
-    "Projection", "child_env", "compose_path", "shims_dir", "BUILTIN", "builtin_names", "get_adapter",
+    "Projection", "WORKSPACE_BIN", "child_env", "compose_path", "run_path", "shims_dir", "BUILTIN", "builtin_names", "get_adapter",
     "is_known", "known_agents",
 ]

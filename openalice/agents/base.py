@@ -20,7 +20,8 @@ from openalice.core.errors import InvalidInput, NotFound, UsageError
 
 __all__ = [
     "MODES", "Capabilities", "Projection", "Access", "Adapter", "binding_fields", "shims_dir",
-    "compose_path", "child_env", "STRIPPED_ENV", "STRIPPED_PREFIXES", "SESSION_KEY_VAR",
+    "compose_path", "run_path", "child_env", "STRIPPED_ENV", "STRIPPED_PREFIXES", "SESSION_KEY_VAR",
+    "WORKSPACE_BIN",
 ]
 
 MODES = ("headless", "interactive")
@@ -31,6 +32,8 @@ STRIPPED_ENV = ("OPENALICE_MCP_URL", "OPENALICE_TOOL_URL", "OPENCODE_CONFIG_CONT
 STRIPPED_PREFIXES = ("CLAUDE_CODE_", "VSCODE_")
 # The one variable a vault key travels in for engines that take a key by env name.
 SESSION_KEY_VAR = "OPENALICE_SESSION_KEY"
+# The workspace's live CLI shims (openalice.harness.shims): first on every child's PATH.
+WORKSPACE_BIN = ".alice/bin"
 
 
 @dataclass(frozen=True)
@@ -113,24 +116,34 @@ def shims_dir() -> Path:
     return beside
 
 
-def compose_path(first: os.PathLike | str, rest: str | None) -> str:
-    """``first`` then ``rest`` without duplicates of ``first`` or empty entries."""
-    head = os.fspath(first)
-    tail = [p for p in (rest or "").split(os.pathsep) if p and os.path.normpath(p) != os.path.normpath(head)]
-    return os.pathsep.join([head, *tail])
+def compose_path(first: os.PathLike | str | Sequence[os.PathLike | str], rest: str | None) -> str:
+    """``first`` (one directory or several) then ``rest``, without duplicates
+    of the leading directories or empty entries."""
+    heads = [os.fspath(first)] if isinstance(first, (str, os.PathLike)) else [os.fspath(p) for p in first]
+    seen = {os.path.normpath(h) for h in heads}
+    tail = [p for p in (rest or "").split(os.pathsep) if p and os.path.normpath(p) not in seen]
+    return os.pathsep.join([*heads, *tail])
+
+
+def run_path(workspace: os.PathLike | str | None, rest: str | None) -> str:
+    """The ``PATH`` of every child: the workspace's shims (``<ws>/.alice/bin``),
+    the toolkit's own tools, then ``rest``."""
+    heads = [Path(os.path.abspath(workspace)) / WORKSPACE_BIN] if workspace is not None else []
+    return compose_path([*heads, shims_dir()], rest)
 
 
 def child_env(base_env: Mapping[str, str], run_env: Mapping[str, str] | None = None, *,
               extra: Mapping[str, str] | None = None, secret_env: Mapping[str, str] | None = None,
-              strip: Sequence[str] = ()) -> dict[str, str]:
-    """base (minus stripped names) + run env + adapter settings + secrets; one PATH, shims first."""
+              strip: Sequence[str] = (), workspace: os.PathLike | str | None = None) -> dict[str, str]:
+    """base (minus stripped names) + run env + adapter settings + secrets; one
+    PATH: the workspace's shims, then the toolkit's tools, then the caller's."""
     drop = set(STRIPPED_ENV) | set(strip)
     env = {k: v for k, v in base_env.items()
            if k not in drop and not k.startswith(STRIPPED_PREFIXES)}
     env.update(run_env or {})
     env.update(extra or {})
     env.update(secret_env or {})
-    env["PATH"] = compose_path(shims_dir(), base_env.get("PATH", os.defpath))
+    env["PATH"] = run_path(workspace, base_env.get("PATH", os.defpath))
     return env
 
 
@@ -265,7 +278,8 @@ class Adapter:
             base_env=os.environ if base_env is None else base_env,
             run_dir=None if run_dir is None else Path(run_dir))
         env = child_env(os.environ if base_env is None else base_env, run_env, extra=extra_env,
-                        secret_env=secret_env, strip=self.credential_env if access.vault else ())
+                        secret_env=secret_env, strip=self.credential_env if access.vault else (),
+                        workspace=ws)
         return Projection(argv=argv, env=env, stdin=stdin, files=tuple(files))
 
     def _build(self, *, mode: str, fields: dict, access: Access, model: str | None, effort: str | None,

@@ -14,7 +14,8 @@ shell, and a login shell's ``/etc/profile`` resets ``PATH`` (Debian does so
 unconditionally), so the toolkit's tool directory that the runner put first
 would be gone and ``alice inbox push`` not found.  ``shell_environment_policy.set``
 is applied after the snapshot (even when the model asks for a login shell), so
-it pins the run's ``PATH`` (``P``: tools first, then the caller's ``PATH``).
+it pins the run's ``PATH`` (``P``: the workspace's shims, the toolkit's tools,
+then the caller's ``PATH``).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from __future__ import annotations
 import json
 import os
 
-from .base import SESSION_KEY_VAR, Adapter, Capabilities, compose_path, shims_dir
+from .base import SESSION_KEY_VAR, Adapter, Capabilities, run_path
 
 __all__ = ["CodexAdapter", "PROVIDER_ID"]
 
@@ -46,8 +47,8 @@ class CodexAdapter(Adapter):
     def _build(self, *, mode, fields, access, model, effort, prompt, native_session_id, workspace, base_env,
                run_dir):
         # The same PATH child_env gives the process; see the module docstring for why.
-        run_path = compose_path(shims_dir(), base_env.get("PATH", os.defpath))
-        common: list[str] = ["-c", f"shell_environment_policy.set.PATH={_toml_string(run_path)}"]
+        pinned = run_path(workspace, base_env.get("PATH", os.defpath))
+        common: list[str] = ["-c", f"shell_environment_policy.set.PATH={_toml_string(pinned)}"]
         if model:
             common += ["-m", model]
         if effort:

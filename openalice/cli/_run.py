@@ -20,7 +20,7 @@ import sys
 
 from openalice import __version__
 
-__all__ = ["Tool", "run", "json_requested", "debug_enabled"]
+__all__ = ["Tool", "run", "json_requested", "debug_enabled", "shim_refusal"]
 
 
 class Tool:
@@ -70,6 +70,9 @@ def run(tool: Tool, argv: list[str] | None = None, *,
         if args[0] in ("-V", "--version") and len(args) == 1:
             sys.stdout.write(f"{tool.name} {__version__}\n")
             return 0
+        refused = shim_refusal(tool.name, args, json_mode)
+        if refused is not None:
+            return refused
         if fast is not None:
             code = fast(args, json_mode)
             if code is not None:
@@ -79,6 +82,18 @@ def run(tool: Tool, argv: list[str] | None = None, *,
         return _dispatch.dispatch(tool, args, json_mode=json_mode)
     except BaseException as exc:  # the one top-level handler: see fail()
         return fail(tool.name, exc, json_mode=json_mode)
+
+
+def shim_refusal(name: str, args: list[str], json_mode: bool) -> int | None:
+    """Started through a workspace shim (``<ws>/.alice/bin/``): that
+    workspace's harness config decides whether this command may run (before
+    any fast path, so ``alice-schedule scan`` is gated too)."""
+    shim_config = os.environ.pop("OPENALICE_SHIM_CONFIG", None)
+    if shim_config is None:
+        return None
+    from openalice.harness.gate import refuse
+
+    return refuse(name, args, shim_config, json_mode=json_mode)
 
 
 def fail(prog: str, exc: BaseException, *, json_mode: bool) -> int:

@@ -16,7 +16,8 @@ def register(sub, common) -> None:
                              "health of every scheduled issue (failed, interrupted and blocked ones "
                              "need attention, and so does one whose agent is not installed or whose "
                              "credential is missing), and whether the scan timer is installed and "
-                             "really fires (the scan's heartbeat is at most two minutes old). "
+                             "really fires (the scan's heartbeat is at most two minutes old), and each "
+                             "workspace's harness files (stale, drifted, shims, config). "
                              "It changes nothing. ALICE_NOW sets the clock.",
                  examples="  alice doctor\n  alice doctor --json")
     p.add_argument("--timeout", type=float, default=5.0,

@@ -56,8 +56,14 @@ def _describe(ws) -> dict:
 def cmd_init(args: argparse.Namespace, ctx: Context) -> int:
     from openalice import workspaces
 
-    ws, created = workspaces.init(args.path, template=args.template, label=args.label, now=ctx.now())
+    notes: list[str] = []
+    ws, created = workspaces.init(args.path, template=args.template, label=args.label, now=ctx.now(),
+                                  notes=notes)
+    for note in notes:
+        ctx.warn(note)
     data = {"workspace": _describe(ws), "created": created}
+    if notes:
+        data["notes"] = notes
 
     def human(d: dict) -> str:
         if not created:

@@ -11,23 +11,45 @@ Versioned skills and guidance injected into workspaces with safe three-way
 upgrades, sticker packs, and supervised Studio web surfaces.
 
 commands:
-  studio       start, stop, restart, status, logs of the workspace's Studio web surface
-  proxy        serve ready Studio surfaces on 127.0.0.1 by Host (oa-surface-<id>.localhost)
+  status    versions, drift, pending updates and config problems [--workspace W] [--all]
+  upgrade   preview or apply a three-way upgrade of the skills, one skill
+            (--skill NAME --action install|update|remove|restore) or the
+            guidance (--template); --apply [--digest D], resolve conflicts with
+            --keep-workspace PATH / --use-template PATH
+  config    show, or set KEY=VALUE: skills.<s>, cli.<tool>.enabled,
+            cli.<tool>.groups.<group>
+  stickers  sticker packs: list, show PACK, import DIR|ZIP, enable [--pack ID]
+            [--apply --digest D], disable, status
+  studio    start, stop, restart, status, logs of the workspace's Studio web surface
+  proxy     serve ready Studio surfaces on 127.0.0.1 by Host (oa-surface-<id>.localhost)
 
-options:
-  -h, --help   show help
+options (every command):
+  --json       print exactly one JSON document on stdout
+  --bundle DIR status, upgrade, config: read skills and templates from DIR
+               (also ALICE_HARNESS_BUNDLE)
+  -h, --help   show help (also after a command: 'alice-harness upgrade --help')
   --version    print the version
 
 examples:
-  alice-harness --version
+  alice workspace init ~/projects/desk --template chat   # guidance, skills and shims
+  alice-harness status
+  alice-harness upgrade                                  # preview: plan and digest
+  alice-harness upgrade --apply --digest 3f2a...
+  alice-harness upgrade --bundle ~/bundles/alice-1.1 --apply
+  alice-harness config set cli.alice-inbox.enabled=false
+  alice-harness stickers import ~/packs/cats.zip && alice-harness stickers enable --pack cats
   alice-harness studio start --workspace notes && alice-harness proxy --port 8780
-  alice workspace init PATH --template chat   # workspaces are created with alice
 
-exit codes: 0 ok, 1 operational failure, 2 usage or invalid input,
-            3 unavailable or busy, 4 forbidden
+exit codes: 0 ok, 1 operational failure, 2 usage or invalid input (also a
+            stale plan or an unresolved conflict), 3 unavailable or busy
+            (lease held, live run; status: needs attention), 4 forbidden
+environment: OPENALICE_HOME, ALICE_HARNESS_BUNDLE, ALICE_NOW, NO_COLOR
 """
 
+_VERBS = "openalice.cli.harness_verbs"
 TOOL = Tool(name="alice-harness", help=HELP, verbs={
+    "status": _VERBS, "upgrade": _VERBS, "config": _VERBS,
+    "stickers": "openalice.cli.harness_stickers",
     "studio": "openalice.cli.harness_studio",
     "proxy": "openalice.cli.harness_proxy",
 })

@@ -33,15 +33,15 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from . import locks
-from .errors import AliceError, InvalidInput, NotFound, OperationalError
-from .paths import Root, relative_to
+from .errors import AliceError, Conflict, InvalidInput, NotFound, OperationalError
+from .paths import Root
 
 __all__ = [
     "TEMP_PREFIX", "TEMP_MAX_AGE", "ensure_dir", "atomic_write_bytes", "atomic_write_text",
-    "atomic_write_json", "dump_json", "read_bytes", "read_text", "read_json",
+    "atomic_write_json", "atomic_write_many", "dump_json", "read_bytes", "read_text", "read_json",
     "locked_update_json", "locked_file", "sweep_temp_files", "fsync_dir",
-    "create_exclusive", "remove_file", "ensure_private_dir", "open_state_file", "set_aside",
-    "explain_os_error", "json_type", "loads_json",
+    "create_exclusive", "remove_file", "move_file", "remove_empty_dir", "ensure_private_dir",
+    "open_state_file", "set_aside", "explain_os_error", "staged_dir", "json_type", "loads_json",
 ]
 
 TEMP_PREFIX = ".tmp-"
@@ -273,31 +273,37 @@ def ensure_private_dir(path: os.PathLike | str) -> Path:
 
 # -- where a write happens ------------------------------------------------------
 
-@contextmanager
-def _directory_of(path: os.PathLike | str, root: os.PathLike | str | None,
-                  create: int | None) -> Iterator[tuple[Root, str, Path]]:
-    """``(the target's directory, its name there, the target for messages)``.
-    ``create``: the mode of missing directories (None: FileNotFoundError)."""
+def _open_directory(path: os.PathLike | str, root: os.PathLike | str | None,
+                    create: int | None) -> tuple[Root, str, Path]:
+    """``(the target's directory, its name there, the target for messages)``;
+    the caller closes the directory.  ``create``: the mode of missing
+    directories (None: FileNotFoundError)."""
     target = Path(path)
     if root is None:
         if create is not None:
             ensure_dir(target.parent, create)
         try:
-            directory = Root(target.parent)
+            return Root(target.parent), target.name, target
         except FileNotFoundError:
             raise
         except OSError as exc:
             raise explain_os_error(exc, target.parent) from None
-        name = target.name
-    else:
-        target = Path(Root.join_text(root, path))
-        try:
-            with Root(root) as base:
-                directory, name = base.parent(path, create=create)
-        except FileNotFoundError:
-            raise
-        except OSError as exc:
-            raise explain_os_error(exc, target) from None
+    target = Path(Root.join_text(root, path))
+    try:
+        with Root(root) as base:
+            directory, name = base.parent(path, create=create)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise explain_os_error(exc, target) from None
+    return directory, name, target
+
+
+@contextmanager
+def _directory_of(path: os.PathLike | str, root: os.PathLike | str | None,
+                  create: int | None) -> Iterator[tuple[Root, str, Path]]:
+    """:func:`_open_directory` for a ``with`` block."""
+    directory, name, target = _open_directory(path, root, create)
     try:
         yield directory, name, target
     finally:
@@ -315,17 +321,32 @@ def _new_file_mode(target: Path) -> int:
     return 0o666 & ~_umask()
 
 
+def _kept_mode(directory: Root, name: str, target: Path) -> int:
+    """The existing file's permissions, else those of a new file (:func:`_new_file_mode`)."""
+    try:
+        st = os.stat(name, dir_fd=directory.fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return _new_file_mode(target)
+    except OSError as exc:
+        raise OperationalError(f"cannot stat: {exc.strerror}", file=target) from exc
+    return st.st_mode & 0o7777 if stat.S_ISREG(st.st_mode) else _new_file_mode(target)
+
+
+def _temp_name(name: str) -> str:
+    """``.tmp-<name>.<pid>.<host>.<random>``: the writer is in the name (see the sweep)."""
+    return f"{TEMP_PREFIX}{name}.{os.getpid()}.{_HOST}.{os.urandom(4).hex()}"
+
+
 def _temp_at(directory: Root, name: str) -> tuple[int, str]:
     """A new temp file for ``name`` in ``directory``, born 0600, never through a link."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    stem = f"{TEMP_PREFIX}{name}.{os.getpid()}.{_HOST}."
     for _ in range(100):
-        tmp = stem + os.urandom(4).hex()
+        tmp = _temp_name(name)
         try:
             return os.open(tmp, flags, 0o600, dir_fd=directory.fd), tmp
         except FileExistsError:
             continue
-    raise FileExistsError(errno.EEXIST, "no free temp file name", stem)
+    raise FileExistsError(errno.EEXIST, "no free temp file name", name)
 
 
 def _unlink_quietly(name: str, directory: Root) -> None:
@@ -355,13 +376,7 @@ def atomic_write_bytes(path: os.PathLike | str, data: bytes, *, mode: int | None
     """
     with _directory_of(path, root, dir_mode) as (directory, name, target):
         if mode is None:
-            try:
-                st = os.stat(name, dir_fd=directory.fd, follow_symlinks=False)
-                mode = st.st_mode & 0o7777 if stat.S_ISREG(st.st_mode) else _new_file_mode(target)
-            except FileNotFoundError:
-                mode = _new_file_mode(target)
-            except OSError as exc:
-                raise OperationalError(f"cannot stat: {exc.strerror}", file=target) from exc
+            mode = _kept_mode(directory, name, target)
         tmp = None
         try:
             fd, tmp = _temp_at(directory, name)
@@ -400,6 +415,112 @@ def dump_json(obj: Any, *, indent: int | None = 2) -> str:
 def atomic_write_json(path: os.PathLike | str, obj: Any, *, indent: int | None = 2,
                       **kwargs: Any) -> None:
     atomic_write_bytes(path, dump_json(obj, indent=indent).encode("utf-8"), **kwargs)
+
+
+def atomic_write_many(items: list[tuple[os.PathLike | str, bytes]], *, dir_mode: int = 0o700,
+                      after_each: Callable[[int], None] | None = None,
+                      root: os.PathLike | str | None = None) -> None:
+    """Replace each path with its bytes, each atomically, with the fsyncs batched:
+    every temp file is written and fsynced first, then each is renamed over its
+    target in order (``after_each(n)`` runs after the n-th rename), then each
+    directory is fsynced once.  A crash leaves every target old or new, plus
+    at worst temp files the next writer of their directory removes.  Modes are
+    kept from the old files, else as for a new file (never for secrets: use
+    :func:`atomic_write_bytes` with ``mode=0o600``).  ``root``: as for
+    :func:`atomic_write_bytes`."""
+    directories: dict[str, Root] = {}
+    staged: list[tuple[str, str, Root, Path]] = []   # (temp name, name, directory, target)
+    try:
+        for path, data in items:
+            target = Path(path if root is None else Root.join_text(root, path))
+            key = os.fspath(target.parent)
+            if key not in directories:
+                directories[key] = _open_directory(path, root, dir_mode)[0]
+            directory = directories[key]
+            mode = _kept_mode(directory, target.name, target)
+            try:
+                fd, tmp = _temp_at(directory, target.name)
+            except OSError as exc:
+                raise OperationalError(f"cannot create temp file: {exc.strerror}", file=target) from exc
+            staged.append((tmp, target.name, directory, target))
+            try:
+                _write_all(fd, data)
+                os.fchmod(fd, mode)
+                os.fsync(fd)
+            except OSError as exc:
+                raise OperationalError(f"cannot write: {exc.strerror}", file=target) from exc
+            finally:
+                os.close(fd)
+        for n, (tmp, name, directory, target) in enumerate(staged):
+            try:
+                os.replace(tmp, name, src_dir_fd=directory.fd, dst_dir_fd=directory.fd)
+            except OSError as exc:
+                raise OperationalError(f"cannot write: {exc.strerror}", file=target) from exc
+            staged[n] = ("", name, directory, target)
+            if after_each is not None:
+                after_each(n)
+        for directory in directories.values():
+            _fsync_fd(directory.fd)
+            _sweep_once(directory)
+    finally:
+        for tmp, _name, directory, _target in staged:
+            if tmp:
+                _unlink_quietly(tmp, directory)
+        for directory in directories.values():
+            directory.close()
+
+
+@contextmanager
+def staged_dir(target: os.PathLike | str, *, mode: int = 0o755) -> Iterator[Path]:
+    """Build a new directory under a temp name beside ``target`` (``.tmp-<name>.*``)
+    and rename it into place, durably, when the block ends; if the block
+    raises, the temp directory is removed.  ``target`` must not exist yet
+    (Conflict).  Readers see no directory or the whole one, never a partial
+    one.  Temp directories of the same target whose writer is gone, or older
+    than :data:`TEMP_MAX_AGE`, are removed first (the caller holds the lock
+    that serializes writers of ``target``)."""
+    import shutil
+
+    final = Path(target)
+    parent = ensure_dir(final.parent, mode)
+    now = time.time()
+    try:
+        names = os.listdir(parent)
+    except OSError:
+        names = []
+    for stale in names:
+        if not stale.startswith(f"{TEMP_PREFIX}{final.name}.") or _temp_target(stale) != final.name:
+            continue
+        path = parent / stale
+        try:
+            st = path.lstat()
+            owner = _temp_owner(stale)
+            if stat.S_ISDIR(st.st_mode) and (now - st.st_mtime > TEMP_MAX_AGE
+                                              or (owner is not None and _writer_gone(*owner))):
+                shutil.rmtree(path)
+        except OSError:
+            continue
+    if os.path.lexists(final):
+        raise Conflict("already exists", file=final, code="exists")
+    try:
+        tmp = parent / _temp_name(final.name)
+        os.mkdir(tmp, 0o700)
+        os.chmod(tmp, mode)
+    except OSError as exc:
+        raise OperationalError(f"cannot create temp directory: {exc.strerror}", file=final) from exc
+    try:
+        yield tmp
+        fsync_dir(tmp)
+        try:
+            os.rename(tmp, final)
+        except OSError as exc:
+            if exc.errno in (errno.EEXIST, errno.ENOTEMPTY):
+                raise Conflict("already exists", file=final, code="exists") from None
+            raise OperationalError(f"cannot rename into place: {exc.strerror}", file=final) from exc
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    fsync_dir(parent)
 
 
 def create_exclusive(path: os.PathLike | str, data: bytes, *, mode: int = 0o644,
@@ -450,6 +571,38 @@ def remove_file(path: os.PathLike | str, *, root: os.PathLike | str | None = Non
             _sweep_once(directory)
             return True
     except FileNotFoundError:
+        return False
+
+
+def move_file(source: os.PathLike | str, target: os.PathLike | str, *,
+              root: os.PathLike | str | None = None) -> None:
+    """Rename ``source`` over ``target`` atomically (same filesystem), durably;
+    with ``root``, both are reached below it."""
+    try:
+        with _directory_of(source, root, None) as (src_dir, src_name, _), \
+                _directory_of(target, root, None) as (dst_dir, dst_name, shown):
+            try:
+                os.replace(src_name, dst_name, src_dir_fd=src_dir.fd, dst_dir_fd=dst_dir.fd)
+            except OSError as exc:
+                raise OperationalError(f"cannot move {source}: {exc.strerror}", file=shown) from exc
+            _fsync_fd(dst_dir.fd)
+            if not os.path.samestat(os.fstat(src_dir.fd), os.fstat(dst_dir.fd)):
+                _fsync_fd(src_dir.fd)
+    except FileNotFoundError as exc:
+        raise OperationalError(f"cannot move {source}: {exc.strerror}", file=target) from exc
+
+
+def remove_empty_dir(path: os.PathLike | str, *, root: os.PathLike | str | None = None) -> bool:
+    """Remove ``path`` if it is an empty directory (never a symlink); False otherwise."""
+    try:
+        with _directory_of(path, root, None) as (directory, name, _):
+            st = os.stat(name, dir_fd=directory.fd, follow_symlinks=False)
+            if not stat.S_ISDIR(st.st_mode):
+                return False
+            os.rmdir(name, dir_fd=directory.fd)
+            _fsync_fd(directory.fd)
+            return True
+    except (OSError, AliceError):
         return False
 
 
@@ -631,15 +784,15 @@ def _writer_gone(pid: int, host: str) -> bool:
     return False
 
 
-def _sweep_fd(fd: int, *, older_than: float, now: float, only: str | None = None) -> list[str]:
+def _sweep_fd(fd: int, *, older_than: float, now: float, target: str | None = None) -> list[str]:
     """Remove the abandoned temps in the directory ``fd``; their names.
-    ``only`` limits it to the temps of one target."""
-    prefix = TEMP_PREFIX if only is None else f"{TEMP_PREFIX}{only}."
+    ``target`` limits it to the temps of one file name."""
+    prefix = TEMP_PREFIX if target is None else f"{TEMP_PREFIX}{target}."
     removed: list[str] = []
     try:
         with os.scandir(fd) as entries:
             candidates = [e.name for e in entries if e.name.startswith(prefix)
-                          and (only is None or _temp_target(e.name) == only)]
+                          and (target is None or _temp_target(e.name) == target)]
     except OSError:
         return removed
     for name in candidates:
@@ -676,13 +829,13 @@ def _sweep_once(directory: Root) -> None:
 
 def sweep_temp_files(directory: os.PathLike | str, *, older_than: float = TEMP_MAX_AGE,
                      now: float | None = None, recursive: bool = False,
-                     only: str | None = None) -> list[Path]:
+                     target: str | None = None) -> list[Path]:
     """Remove ``.tmp-*`` files left by writers that died mid-write: those
     whose writer is gone (pid on this host no longer running) and those older
     than ``older_than`` seconds, so a write in flight (which lasts
-    milliseconds) is never disturbed.  ``only`` limits the sweep to one
-    target's temps; a caller holding that target's lock, which every writer
-    of it takes, may pass ``older_than=0``."""
+    milliseconds) is never disturbed.  ``target`` limits the sweep to the
+    temps of that one file name; a caller holding the file's lock, which
+    every writer of it takes, may pass ``older_than=0``."""
     current = time.time() if now is None else now
     removed: list[Path] = []
     base = Path(directory)
@@ -695,7 +848,7 @@ def sweep_temp_files(directory: os.PathLike | str, *, older_than: float = TEMP_M
             continue
         try:
             removed.extend(here / name for name in _sweep_fd(fd, older_than=older_than,
-                                                                now=current, only=only))
+                                                                now=current, target=target))
             if recursive:
                 with os.scandir(fd) as entries:
                     stack.extend(here / e.name for e in entries

@@ -155,14 +155,18 @@ class Root:
     # -- the walk ----------------------------------------------------------
 
     def _walk(self, rel: str, final: Callable[[int, str | None], object], *,
-              create: int | None = None, whole: bool = False, field: str | None = None) -> object:
+              create: int | None = None, whole: bool = False, field: str | None = None,
+              links: bool = True) -> object:
         """Walk ``rel`` component by component; ``final(dir_fd, name)`` opens the
         last one (``whole``: every component is a directory and ``final`` gets
         ``name=None`` with the directory itself).  ``create`` makes missing
-        directories with that mode."""
+        directories with that mode.  ``links=False`` refuses a link anywhere on
+        the way (``symlink_refused``, the field naming the component) instead
+        of walking it."""
         pending = deque(_parts(rel))
         stack = [self.fd]
         hops = 0
+        done: list[str] = []  # the components walked (for naming one when links are refused)
         try:
             while True:
                 if not pending:
@@ -176,6 +180,8 @@ class Root:
                         raise PathEscape(f"path leaves its root: {rel!r}", field=field,
                                          file=self.path)
                     os.close(stack.pop())
+                    if done:
+                        done.pop()
                     continue
                 if pending or whole:
                     try:
@@ -201,12 +207,20 @@ class Root:
                                                         str(self.join(rel))) from None
                             if kind == "other" or hops > MAX_SYMLINKS:
                                 raise NotADirectoryError(errno.ENOTDIR, "Not a directory",
-                                                         str(self.join(rel))) from None
+                                                         str(self.join("/".join(done + [name])))
+                                                         ) from None
                             pending.appendleft(name)
                             continue
+                        if not links:
+                            where = "/".join(done + [name])
+                            raise InvalidInput("is a symbolic link; it is not followed",
+                                               field=where, file=self.join(where),
+                                               code="symlink_refused")
                         hops = self._splice(target, pending, stack, hops, rel, field)
+                        done.clear()
                         continue
                     stack.append(fd)
+                    done.append(name)
                     continue
                 try:
                     return final(stack[-1], name)
@@ -254,10 +268,13 @@ class Root:
     # -- what callers use --------------------------------------------------
 
     def open(self, rel: os.PathLike | str, flags: int = os.O_RDONLY, mode: int = 0o600, *,
-             follow: bool = True, create_dirs: int | None = None, field: str | None = None) -> int:
+             follow: bool = True, create_dirs: int | None = None, field: str | None = None,
+             links: bool = True) -> int:
         """A descriptor on the regular file ``rel`` below the root (caller closes).
-        ``follow=False`` refuses a link in the last component (state files);
-        ``flags`` may create the file (``O_CREAT``), never through a link."""
+        ``follow=False`` refuses a link in the last component (state files),
+        ``links=False`` anywhere on the way (files that must be exactly where
+        they are named); ``flags`` may create the file (``O_CREAT``), never
+        through a link."""
         rel = relative_to(self.path, rel)
 
         def final(dir_fd: int, name: str | None) -> int:
@@ -282,10 +299,11 @@ class Root:
                 raise
             return fd
 
-        return self._walk(rel, final, create=create_dirs, field=field)  # type: ignore[return-value]
+        return self._walk(rel, final, create=create_dirs, field=field,  # type: ignore[return-value]
+                          links=links)
 
     def open_dir(self, rel: os.PathLike | str, *, create: int | None = None,
-                 field: str | None = None) -> "Root":
+                 field: str | None = None, links: bool = True) -> "Root":
         """The directory ``rel`` below the root as a :class:`Root` of its own
         (links on the way followed while they stay below this root; the new
         root confines what is reached through it, as Go's ``Root.OpenRoot``)."""
@@ -294,10 +312,11 @@ class Root:
         def final(dir_fd: int, name: str | None) -> Root:
             return Root(self.join(rel), fd=os.dup(dir_fd))
 
-        return self._walk(rel, final, create=create, whole=True, field=field)  # type: ignore
+        return self._walk(rel, final, create=create, whole=True, field=field,  # type: ignore
+                          links=links)
 
     def parent(self, rel: os.PathLike | str, *, create: int | None = None,
-               field: str | None = None) -> tuple["Root", str]:
+               field: str | None = None, links: bool = True) -> tuple["Root", str]:
         """The directory holding ``rel`` (a Root the caller closes) and the last
         component's name, not resolved: the caller opens, replaces or removes
         that name relative to the directory, never through a link."""
@@ -307,7 +326,7 @@ class Root:
             raise InvalidInput(f"does not name a file: {rel!r}", field=field, file=self.path,
                                code="bad_path")
         directory = "/".join(parts[:-1])
-        return self.open_dir(directory, create=create, field=field), parts[-1]
+        return self.open_dir(directory, create=create, field=field, links=links), parts[-1]
 
     def lstat(self, rel: os.PathLike | str) -> os.stat_result | None:
         """The last component's own status (a link is not followed), or None

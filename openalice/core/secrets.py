@@ -113,7 +113,7 @@ def _signals_held() -> Iterator[None]:
 
 def _drop_leftovers(target: Path) -> int:
     """Under the target's lock: remove every temp file of it (see the module docstring)."""
-    return len(fs.sweep_temp_files(target.parent, older_than=0, only=target.name))
+    return len(fs.sweep_temp_files(target.parent, older_than=0, target=target.name))
 
 
 def _write(target: Path, text: str) -> None:

@@ -341,6 +341,28 @@ def _check_timers(report: Report, env: Mapping[str, str], now, live_scheduled: i
         report.add("timers", "info", "no scan timer installed ('alice-schedule install-timer' sets one up)")
 
 
+def _check_harness(report: Report, now) -> None:
+    """Stale or drifted harness files, broken shims, a malformed harness config
+    (per workspace; read-only: an interrupted upgrade is reported, not recovered)."""
+    from openalice import harness, workspaces
+    from openalice.core.errors import AliceError
+
+    try:
+        registered = workspaces.list_workspaces()
+    except AliceError:
+        return  # the workspaces check reports the registry
+    for ws in registered:
+        if not (ws.root / ".alice").is_dir():
+            continue
+        try:
+            findings = harness.health(ws, now=now)
+        except AliceError as err:
+            report.add("harness", "attention", f"{ws.id}: {err}", ws.id)
+            continue
+        for status, message in findings:
+            report.add("harness", status, f"{ws.id}: {message}", ws.id)
+
+
 def run_checks(*, env: Mapping[str, str] | None = None, version_timeout: float = 5.0,
                now=None) -> Report:
     """Every check, in a stable order.  ``now`` (aware) is the instant the
@@ -355,6 +377,7 @@ def run_checks(*, env: Mapping[str, str] | None = None, version_timeout: float =
     _check_vault(report)
     present = _check_agents(report, env, version_timeout)
     _check_workspaces(report, present)
+    _check_harness(report, now)
     _check_adapters(report, env, version_timeout)
     live = _check_schedule(report, now)
     _check_timers(report, env, now, live)

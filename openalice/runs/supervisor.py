@@ -459,6 +459,7 @@ class _Run:
         from openalice.core import fs
         from openalice.core.errors import AliceError
 
+        self.ensure_shims()
         try:
             adapter = agents.get_adapter(self.binding.agent)
             run_dir = fs.ensure_dir(self.dir / "engine", 0o700)
@@ -473,6 +474,16 @@ class _Run:
         except AliceError as exc:
             raise _LaunchError(f"cannot start {self.binding.agent}: {exc}") from None
         return adapter, projection, model
+
+    def ensure_shims(self) -> None:
+        """The workspace's CLI shims (``.alice/bin``), first on the agent's PATH,
+        are (re)written for every run, so they always run this toolkit."""
+        try:
+            from openalice import harness
+
+            harness.ensure_shims(self.ws.root)
+        except Exception as exc:  # noqa: BLE001 -- the run goes on with the toolkit's tools on PATH
+            self.note(f"workspace shims not written: {exc}")
 
     def spawn(self, projection):
         import subprocess

@@ -10,10 +10,11 @@ The rule:
 
 * **Inside a headless run** (the runner set ``ALICE_RUN_ID`` and
   ``ALICE_WORKSPACE_ID``) a process writes only its own workspace; another
-  workspace, or the vault (which belongs to no workspace), is refused with
+  workspace, or the vault or the sticker pack library (which belong to no
+  workspace), is refused with
   code ``cross_workspace``, and ``--approve`` with ``approve_refused``.
 * **Everyone else** (a person, a cron job, the web gateway) may write any
-  workspace's Inbox entries, preferences and sessions, and the vault.
+  workspace's Inbox entries, preferences and sessions, the vault and the library.
 * **Issues** (scope ``issues``) are stricter for a person who stands inside
   a registered workspace: writing another workspace's issues from there
   needs ``approve`` from an attended terminal, and the change is then
@@ -30,20 +31,19 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping
+from typing import Mapping
 
 from openalice.core.errors import Forbidden, OperationalError
 
 from .registry import RunEnvironment, Workspace, find, run_environment
 
-if TYPE_CHECKING:
-    import subprocess
-
 __all__ = ["SCOPES", "Caller", "Access", "authorize_write", "git_commit"]
 
 #: What a write touches: a workspace's issues (the approval rule applies), any
-#: other workspace-owned state, or the machine's credential vault.
-SCOPES = ("issues", "workspace", "vault")
+#: other workspace-owned state, the machine's credential vault, or other
+#: machine-wide data that belongs to no workspace (the sticker pack library).
+SCOPES = ("issues", "workspace", "vault", "library")
+_NO_WORKSPACE = {"vault": "the machine's credential vault", "library": "the machine's sticker pack library"}
 
 
 @dataclass(frozen=True)
@@ -126,12 +126,12 @@ def _target_id(target: Workspace | str | None) -> str | None:
 def authorize_write(caller: Caller, target: Workspace | str | None, *, scope: str = "workspace",
                     approve: bool = False) -> Access:
     """May ``caller`` write ``target`` (a workspace or its id; None with scope
-    ``vault``)?  Returns the :class:`Access`; raises Forbidden (exit 4) with
+    ``vault`` or ``library``)?  Returns the :class:`Access`; raises Forbidden (exit 4) with
     code ``cross_workspace`` or ``approve_refused``."""
     if scope not in SCOPES:
         raise ValueError(f"unknown scope {scope!r}")
-    target_id = None if scope == "vault" else _target_id(target)
-    if scope != "vault" and target_id is None:
+    target_id = None if scope in _NO_WORKSPACE else _target_id(target)
+    if scope not in _NO_WORKSPACE and target_id is None:
         raise ValueError("a workspace write needs its target workspace")
     run = caller.run
     if run is not None:
@@ -140,8 +140,7 @@ def authorize_write(caller: Caller, target: Workspace | str | None, *, scope: st
                             "person at a terminal", code="approve_refused",
                             details={"runId": run.run_id})
         if target_id != run.workspace_id:
-            what = ("the machine's credential vault" if scope == "vault"
-                    else f"workspace `{target_id}`")
+            what = _NO_WORKSPACE.get(scope, f"workspace `{target_id}`")
             raise Forbidden(f"run {run.run_id} belongs to workspace `{run.workspace_id}` and may "
                             f"write only that workspace, not {what}", code="cross_workspace",
                             details={"runId": run.run_id, "runWorkspaceId": run.workspace_id,
@@ -169,39 +168,15 @@ def authorize_write(caller: Caller, target: Workspace | str | None, *, scope: st
 
 def git_commit(root: Path, files: list[Path], message: str) -> str | None:
     """``git add`` and ``git commit`` exactly ``files`` (those that exist) in the
-    repository around ``root``; None if ``root`` is not in a git work tree or
-    nothing changed.  OperationalError if git fails."""
-    top = _git(root, "rev-parse", "--show-toplevel", check=False)
-    if top.returncode != 0:
+    repository around ``root``, as the repository's own user; None if ``root``
+    is not in a git work tree or nothing changed.  OperationalError if git fails."""
+    from openalice.core import git  # only approved edits commit: not every write pays for the import
+
+    if git.work_tree(root) is None:
         return None
     rel = [os.path.relpath(f, root) for f in files if os.path.lexists(f)]
-    if not rel:
-        return None
-    _git(root, "add", "--", *rel)
-    if _git(root, "diff", "--cached", "--quiet", "--", *rel, check=False).returncode == 0:
-        return None
-    _git(root, "commit", "--quiet", "-m", message, "--", *rel)
-    return _git(root, "rev-parse", "HEAD").stdout.strip()
-
-
-def _git(root: Path, *args: str, check: bool = True) -> "subprocess.CompletedProcess":
-    import subprocess  # only approved edits commit: not every write pays for the import
-
-    env = dict(os.environ, GIT_TERMINAL_PROMPT="0")
     try:
-        proc = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True,
-                              env=env, timeout=120, stdin=subprocess.DEVNULL)
-    except FileNotFoundError:
-        if not check:
-            return subprocess.CompletedProcess(args, 127, "", "git not found")
-        raise OperationalError("git is not installed; the approved change was written but not "
-                               "committed", code="git_failed") from None
-    except subprocess.TimeoutExpired:
-        raise OperationalError(f"git {args[0]} timed out", code="git_failed") from None
-    if check and proc.returncode != 0:
-        detail = (proc.stderr or proc.stdout).strip().splitlines()
-        raise OperationalError(f"git {args[0]} failed in {root}: "
-                               f"{detail[-1] if detail else 'exit ' + str(proc.returncode)}; "
-                               "the approved change was written but not committed",
-                               code="git_failed")
-    return proc
+        return git.commit_paths(root, rel, message, author=None)
+    except git.GitError as exc:
+        raise OperationalError(f"{exc.message}; the approved change was written but not committed",
+                               code="git_failed") from None

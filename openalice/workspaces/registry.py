@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 from openalice.core import clock, fs, paths
-from openalice.core.errors import Conflict, InvalidInput, NotFound, UsageError
+from openalice.core.errors import Conflict, InvalidInput, NotFound, Unavailable, UsageError
 
 TEMPLATES = ("blank", "chat")
 ID_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,63}\Z")
@@ -18,8 +18,10 @@ REGISTRY_VERSION = 1
 
 # The seam where later capabilities project guidance, skills and stickers into a
 # new workspace: each entry is "module:function", called as fn(workspace, created)
-# after the workspace is registered.  Failures are reported, never fatal to init.
-INIT_PROJECTORS: list[str] = []
+# after the workspace is registered; it may return notes for the person.
+# Failures are reported as notes, never fatal to init.
+INIT_PROJECTORS: list[str] = ["openalice.harness.upgrade:project_new_workspace",
+                               "openalice.stickers.projection:project_new_workspace"]
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,16 @@ def registry_path() -> Path:
 
 def alice_dir(ws: Workspace) -> Path:
     return ws.root / ".alice"
+
+
+def available_root(ws: Workspace) -> Path:
+    """The workspace's root; Unavailable (exit 3, ``workspace_unavailable``) when
+    the directory or its ``.alice/`` is gone (a projection never recreates it)."""
+    root = ws.root
+    if not (root / ".alice").is_dir():
+        raise Unavailable(f"workspace '{ws.id}' is not available: {root} (or its .alice/) is missing",
+                          code="workspace_unavailable", file=root)
+    return root
 
 
 def _empty() -> dict:
@@ -166,12 +178,13 @@ def resolve(spec: str | None = None, *, cwd: os.PathLike | str | None = None,
 
 
 def init(path: os.PathLike | str = ".", *, template: str = "blank", label: str | None = None,
-         now: datetime) -> tuple[Workspace, bool]:
+         now: datetime, notes: list[str] | None = None) -> tuple[Workspace, bool]:
     """Create (or adopt) a workspace at ``path`` and register it.
 
     Idempotent: an already registered workspace is returned unchanged with
     ``created=False``.  A path nested in another registered workspace, or one
-    that contains a registered workspace, is refused.
+    that contains a registered workspace, is refused.  What the projectors
+    report (a file left alone, a projector that failed) is appended to ``notes``.
     """
     if template not in TEMPLATES:
         raise InvalidInput(f"unknown template {template!r} (choose {', '.join(TEMPLATES)})",
@@ -213,7 +226,9 @@ def init(path: os.PathLike | str = ".", *, template: str = "blank", label: str |
     except _AlreadyRegistered as already:
         return already.workspace, False
     ws = created[-1]
-    _run_projectors(ws)
+    reported = _run_projectors(ws)
+    if notes is not None:
+        notes.extend(reported)
     return ws, True
 
 
@@ -222,6 +237,13 @@ def init(path: os.PathLike | str = ".", *, template: str = "blank", label: str |
 _ALICE_GITIGNORE = b"""# Written by OpenAlice: lock and temp files beside state files are never content.
 .*.lock
 .tmp-*
+# Machine-local harness bookkeeping (versions, baselines, the CLI shims).
+/alice-harness-version.json
+/alice-harness-upgrade/
+/template-upgrade/
+/bin/
+# The journal of a sticker apply in flight.
+/sticker-transaction.json
 """
 
 
@@ -246,13 +268,21 @@ class _AlreadyRegistered(Exception):
         self.workspace = ws
 
 
-def _run_projectors(ws: Workspace) -> None:
+def _run_projectors(ws: Workspace) -> list[str]:
     import importlib
 
+    from openalice.core.errors import AliceError
+
+    notes: list[str] = []
     for entry in INIT_PROJECTORS:
         module_name, _, func_name = entry.partition(":")
-        fn: Callable[[Workspace, bool], None] = getattr(importlib.import_module(module_name), func_name)
-        fn(ws, True)
+        fn: Callable[[Workspace, bool], list[str] | None] = getattr(importlib.import_module(module_name),
+                                                                     func_name)
+        try:
+            notes.extend(fn(ws, True) or [])
+        except AliceError as err:
+            notes.append(f"{module_name.rsplit('.', 2)[-2]}: not projected: {err}")
+    return notes
 
 
 def remove(spec: str) -> Workspace:

@@ -326,8 +326,10 @@ def test_env_strips_ambient_plumbing_and_puts_shims_first(ws):
     assert p.env["ALICE_RUN_ID"] == "run-AbCdEf12" and p.env["ALICE_WORKSPACE_ID"] == "ws"
     assert p.env["OPENAI_API_KEY"] == "ambient-openai-key"  # native auth keeps the user's own environment
     parts = p.env["PATH"].split(os.pathsep)
-    assert parts[0] == str(agents.shims_dir()) and parts[1:] == ["/usr/local/bin", "/usr/bin", "/bin"]
-    assert (agents.shims_dir() / "alice").exists()
+    # The workspace's shims, then the toolkit's tools, then the caller's PATH.
+    assert parts[:2] == [str(ws.root / ".alice" / "bin"), str(agents.shims_dir())]
+    assert parts[2:] == ["/usr/local/bin", "/usr/bin", "/bin"]
+    assert (agents.shims_dir() / "alice").exists() and (ws.root / ".alice" / "bin" / "alice").exists()
     interactive = project("codex", bind("codex"), ws, mode="interactive", prompt=None, run_env={})
     assert "ALICE_RUN_ID" not in interactive.env  # a parent run's identity never leaks into a child
     add("x", "openai")
@@ -344,12 +346,14 @@ def test_codex_pins_the_run_path_for_its_shell_tool(ws):
         pins = [p.argv[i + 1] for i, t in enumerate(p.argv[:-1])
                 if t == "-c" and p.argv[i + 1].startswith("shell_environment_policy.set.PATH=")]
         assert pins == ["shell_environment_policy.set.PATH=" + json.dumps(p.env["PATH"])], p.argv
-        assert p.env["PATH"].split(os.pathsep) == [str(agents.shims_dir()), '/opt/a "b"', "/usr/bin"]
+        assert p.env["PATH"].split(os.pathsep) == [str(ws.root / ".alice" / "bin"), str(agents.shims_dir()),
+                                                   '/opt/a "b"', "/usr/bin"]
 
 
 def test_shims_first_without_duplicates():
     shims = str(agents.shims_dir())
     assert agents.compose_path(shims, f"/a:{shims}::/b") == f"{shims}:/a:/b"
+    assert agents.run_path("/w", f"/w/.alice/bin:/a:{shims}") == f"/w/.alice/bin:{shims}:/a"
 
 
 def test_missing_credential_and_agent_mismatch(ws):

@@ -6,7 +6,7 @@ import time
 import pytest
 
 from openalice.core import fs
-from openalice.core.errors import InvalidInput, NotFound
+from openalice.core.errors import Conflict, InvalidInput, NotFound
 
 
 def test_atomic_write_json_roundtrip_and_trailing_newline(tmp_path):
@@ -318,3 +318,46 @@ def test_rooted_writes_and_reads_never_leave_the_root(tmp_path):
     fs.atomic_write_text(target, "inside", root=root, dir_mode=0o755)
     assert fs.read_text(target, root=root) == "inside"
     assert stat.S_IMODE((root / ".alice" / "issues").stat().st_mode) == 0o755 & ~fs._umask()
+
+
+def test_atomic_write_many_replaces_each_file_and_leaves_no_temp_files(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "old.txt").write_text("old")
+    os.chmod(tmp_path / "a" / "old.txt", 0o640)
+    seen = []
+    fs.atomic_write_many([(tmp_path / "a" / "old.txt", b"new"), (tmp_path / "b" / "c" / "fresh.bin", b"\0\1")],
+                         dir_mode=0o755, after_each=seen.append)
+    assert (tmp_path / "a" / "old.txt").read_bytes() == b"new" and seen == [0, 1]
+    assert os.stat(tmp_path / "a" / "old.txt").st_mode & 0o777 == 0o640       # the old mode is kept
+    assert (tmp_path / "b" / "c" / "fresh.bin").read_bytes() == b"\0\1"
+    assert [p.name for p in tmp_path.rglob(".tmp-*")] == []
+
+
+def test_atomic_write_many_stopped_midway_leaves_each_file_old_or_new(tmp_path):
+    for name in ("x", "y"):
+        (tmp_path / name).write_text(f"{name} old")
+
+    def stop(n):
+        raise RuntimeError("stopped after the first rename")
+
+    with pytest.raises(RuntimeError):
+        fs.atomic_write_many([(tmp_path / "x", b"x new"), (tmp_path / "y", b"y new")], after_each=stop)
+    assert (tmp_path / "x").read_text() == "x new" and (tmp_path / "y").read_text() == "y old"
+    assert [p.name for p in tmp_path.glob(".tmp-*")] == []                     # the unrenamed temp is gone
+
+
+def test_staged_dir_appears_whole_or_not_at_all(tmp_path):
+    target = tmp_path / "rev" / "abc"
+    with fs.staged_dir(target) as staging:
+        (staging / "f").write_text("1")
+        assert not target.exists()
+    assert (target / "f").read_text() == "1"
+    with pytest.raises(Conflict):
+        with fs.staged_dir(target):
+            pass
+    other = tmp_path / "rev" / "def"
+    with pytest.raises(RuntimeError):
+        with fs.staged_dir(other) as staging:
+            (staging / "f").write_text("partial")
+            raise RuntimeError("failed midway")
+    assert not other.exists() and [p.name for p in (tmp_path / "rev").iterdir()] == ["abc"]

@@ -35,6 +35,8 @@ def test_registered_families_match_the_contract():
                   "runtime.turn.error"),
         "inbox": ("inbox.received",),
         "news": ("news.ingested",),
+        "harness": ("harness.upgraded", "harness.recovered", "harness.config.changed"),
+        "stickers": ("stickers.imported", "stickers.applied", "stickers.recovered"),
     }
     assert journal.family_of("runtime.turn.tool") == "agent"
     assert journal.family_of("dev.sonner_test") is None

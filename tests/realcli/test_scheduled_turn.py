@@ -147,12 +147,26 @@ def test_a_scheduled_issue_runs_the_real_cli_and_resumes_it(engine, tools, fake_
 
 
 # The agent's own shell tool writes a workspace file and publishes it with the toolkit's
-# `alice`, which must be on the PATH of that shell (the runner puts the tools' directory
-# first) and must see the run environment (ALICE_RUN_ID / ALICE_WORKSPACE_ID).
+# `alice`, which must be the workspace's shim (the runner puts <ws>/.alice/bin first on the
+# PATH, and each adapter keeps it first through the agent's login shell) and must see the
+# run environment (ALICE_RUN_ID / ALICE_WORKSPACE_ID).
 REPORT = "reports/real.md"
 REPORT_BYTES = b"# Real report\n"
-PUBLISH = (f"mkdir -p reports && printf '# Real report\\n' > {REPORT} && "
+WHICH = "reports/which.txt"
+PUBLISH = (f"mkdir -p reports && command -v alice > {WHICH} && printf '# Real report\\n' > {REPORT} && "
            f"alice inbox push --body 'Real report: [[{REPORT}]]' --json")
+
+
+def shadowing_shell_profiles(home: Path) -> None:
+    """A user's shell start-up files that put another ``alice`` first on PATH:
+    the agent's (login) shell must still find the workspace's shim."""
+    shadow = home / "shadow-bin"
+    shadow.mkdir()
+    (shadow / "alice").write_text("#!/bin/sh\necho 'shadowed: not the workspace shim' >&2\nexit 97\n")
+    (shadow / "alice").chmod(0o755)
+    line = f'export PATH="{shadow}:$PATH"\n'
+    for name in (".bashrc", ".bash_profile", ".profile", ".zshrc", ".zprofile"):
+        (home / name).write_text(line)
 
 
 @pytest.mark.parametrize("engine", list(CASES))
@@ -160,6 +174,8 @@ def test_a_scheduled_real_agent_writes_a_report_and_publishes_it(engine, tools, 
     vendor_flags, key, model, effort, _api = CASES[engine]
     exe = cli_path(engine)
     tools.env["PATH"] = os.pathsep.join([str(Path(exe).parent), tools.env["PATH"]])
+    shadowing_shell_profiles(Path(tools.env["HOME"]))
+    tools.env["SHELL"] = "/bin/bash"  # as on a real machine: the CLIs start (and snapshot) this shell
     workspace = tmp_path / "ws"
     ws = tools.json("alice", "workspace", "init", str(workspace), "--label", "Real")["workspace"]
     tools("alice", "credential", "add", "fake", "-", *vendor_flags(fake_server.url), input=key)
@@ -182,6 +198,9 @@ def test_a_scheduled_real_agent_writes_a_report_and_publishes_it(engine, tools, 
     assert run["structured"]["assistantText"] == reply["reply"], run
     report = workspace / REPORT
     assert report.read_bytes() == REPORT_BYTES, reply.get("tool_output")
+    # `command -v alice` inside the real agent's shell tool: the workspace's shim.
+    shim = os.path.join(ws["path"], ".alice", "bin", "alice")
+    assert (workspace / WHICH).read_text().strip() == shim, reply.get("tool_output")
 
     entries = tools.json("alice", "inbox", "list")["entries"]
     assert len(entries) == 1, (entries, reply.get("tool_output"))  # "alice: command not found"?

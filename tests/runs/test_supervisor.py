@@ -121,7 +121,9 @@ def test_fresh_run_normalizes_the_stream_and_captures_the_session(engine, regist
     assert Path(call["cwd"]).resolve() == ws.root.resolve()
     assert call["run_env"] == {"ALICE_RUN_ID": task_id, "ALICE_RESUME_ID": record["resumeId"],
                                "ALICE_WORKSPACE_ID": ws.id}
-    assert call["path_head"][0] == str(shims_dir())
+    # The workspace's shims first (written for the run), then the toolkit's tools.
+    assert call["path_head"] == [str(ws.root / ".alice" / "bin"), str(shims_dir())]
+    assert (ws.root / ".alice" / "bin" / "alice").read_bytes().startswith(b"#!/bin/sh")
     assert call["pgid_is_pid"] is True
 
 

@@ -55,6 +55,13 @@ def test_a_run_may_not_touch_the_vault(registered):
     assert authorize_write(Caller(), None, scope="vault").mode == "named"
 
 
+def test_a_run_may_not_change_the_sticker_pack_library(registered):
+    home, _ = registered
+    err = refused(in_run(home.id), None, scope="library")
+    assert err.code == "cross_workspace" and "sticker pack library" in err.message
+    assert authorize_write(Caller(cwd=home.path), None, scope="library").mode == "named"
+
+
 def test_a_person_inside_a_workspace_needs_attended_approval_for_another(registered, tmp_path):
     home, other = registered
     at_home = Caller(cwd=home.path)

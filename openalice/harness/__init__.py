@@ -1,0 +1,47 @@
+"""Alice Harness: versioned skills and guidance in workspaces, their safe
+three-way upgrades, the harness config and the live CLI shims.
+
+    from openalice import harness
+
+    harness.preview(ws, scope=harness.scope_for(), now=now)              # plan + digest
+    harness.apply(ws, scope=..., digest=d, keep=[...], use=[...], now=now)
+    harness.status(ws, now=now)        # versions, drift, pending updates, config problems
+    harness.health(ws, now=now)        # the same as doctor findings (read-only)
+    harness.config_show(ws) / harness.config_set(ws, ["cli.alice-inbox.enabled=false"], now=now)
+    harness.ensure_shims(root)         # before every headless run
+
+Policy lives here (the bundle, the config, which files, which state); the
+three-way engine is :mod:`openalice.managed`.  See ``docs/harness.md``.
+
+The names load lazily: a workspace shim imports :mod:`.gate` (and
+:mod:`.config`) on every gated command, and must not pay for the rest.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+_EXPORTS = {
+    "Bundle": ("bundle", "Bundle"), "Skill": ("bundle", "Skill"), "Template": ("bundle", "Template"),
+    "load_bundle": ("bundle", "load"),
+    "config_show": ("settings", "show"), "config_set": ("settings", "set_values"),
+    "ensure_shims": ("shims", "ensure"), "shim_problems": ("shims", "problems"),
+    "status": ("status", "status"), "health": ("status", "health"),
+    "ACTIONS": ("upgrade", "ACTIONS"), "GIT_EXCLUDES": ("upgrade", "GIT_EXCLUDES"),
+    "Preview": ("upgrade", "Preview"), "Scope": ("upgrade", "Scope"), "scope_for": ("upgrade", "scope_for"),
+    "preview": ("upgrade", "preview"), "apply": ("upgrade", "apply"),
+    "recover_workspace": ("upgrade", "recover_workspace"),
+    "project_new_workspace": ("upgrade", "project_new_workspace"),
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    try:
+        module, attr = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module 'openalice.harness' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(f".{module}", __name__), attr)
+    globals()[name] = value
+    return value

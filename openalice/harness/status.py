@@ -1,0 +1,194 @@
+"""``alice-harness status``: versions, drift, pending updates and config
+problems of a workspace's harness files; the same facts feed ``alice doctor``.
+
+Nothing is planned or written beyond the recovery of an interrupted
+transaction (which every harness command does first); ``recover=False``
+(doctor) changes nothing at all.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+from openalice import managed
+from openalice.core.errors import AliceError
+
+from . import bundle as bundles
+from . import shims, state
+from .upgrade import (SKILL_MIRROR, SKILL_PRIMARY, Scope, _make_preview, harness_store, load_config,
+                      recover_workspace, template_store)
+
+__all__ = ["status", "health"]
+
+
+def _drift(root: Path, store: managed.Store) -> list[dict]:
+    """Managed files that no longer hold what was applied, and copies that differ."""
+    out = []
+    try:
+        baseline = store.baseline()
+    except AliceError as err:
+        return [{"path": store.state_dir, "kind": "unreadable", "detail": str(err)}]
+    for rel in sorted(baseline):
+        local = managed.inspect(root, rel)
+        if local.fingerprint == baseline[rel].fingerprint:
+            continue
+        kind = {"missing": "deleted", "other": "unsafe"}.get(local.kind, "modified")
+        entry = {"path": rel, "kind": kind}
+        if local.kind == "other":
+            entry["detail"] = local.detail
+        out.append(entry)
+    for primary, copy in ((SKILL_PRIMARY, SKILL_MIRROR), ("AGENTS.md", "CLAUDE.md")):
+        for rel in sorted(baseline):
+            if rel == primary or (primary.endswith("/") and rel.startswith(primary)):
+                mirror = copy + rel[len(primary):] if primary.endswith("/") else copy
+                a, b = managed.inspect(root, rel), managed.inspect(root, mirror)
+                if a.fingerprint != b.fingerprint:
+                    out.append({"path": mirror, "kind": "copy-differs", "detail": f"differs from {rel}"})
+    return out
+
+
+def status(ws, *, bundle_dir=None, now: datetime, recover: bool = True) -> dict:
+    """One workspace's harness status (never raises for what it reports)."""
+    root = Path(ws.path)
+    doc: dict = {"workspaceId": ws.id, "path": ws.path, "template": ws.template, "available": True,
+                 "problems": [], "upToDate": False}
+    problems: list[str] = doc["problems"]
+    if not (root / ".alice").is_dir():
+        doc["available"] = False
+        problems.append(f"{root} (or its .alice/) is missing")
+        return doc
+    if recover:
+        try:
+            for result in recover_workspace(ws, now=now, wait=5.0):
+                problems.append(f"recovered an interrupted {result.owner} transaction ({result.outcome})")
+        except AliceError as err:
+            problems.append(f"interrupted transaction not recovered: {err}")
+    pending = [s.state_dir for s in (harness_store(root), template_store(root)) if s.journal_path.exists()]
+    doc["transaction"] = {"pending": pending}
+    if pending:
+        problems.append("an interrupted upgrade is pending (the next harness command recovers it)")
+
+    try:
+        bundle = bundles.load(bundle_dir)
+    except AliceError as err:
+        problems.append(f"bundle: {err}")
+        bundle = None
+    config_doc = {"file": str(root / ".alice" / "alice-harness-config.json"), "ok": True, "problems": []}
+    try:
+        cfg = load_config(root)
+        config_doc["exists"] = cfg.exists
+    except AliceError as err:
+        config_doc.update(ok=False, problems=[str(err)])
+        problems.append(f"config: {err}")
+        cfg = None
+    doc["config"] = config_doc
+    try:
+        version = state.read_version(root)
+    except AliceError as err:
+        problems.append(f"version file: {err}")
+        version = None
+    try:
+        tstate = state.read_template_state(root)
+    except AliceError as err:
+        problems.append(f"template state: {err}")
+        tstate = None
+    shim_problems = shims.problems(root)
+    doc["shims"] = {"ok": not shim_problems, "problems": shim_problems}
+    doc["drift"] = _drift(root, harness_store(root)) + _drift(root, template_store(root))
+
+    if version is not None:
+        doc["applied"] = {"version": version["appliedVersion"], "revision": version["appliedRevision"],
+                          "appliedAt": version["appliedAt"], "source": version["source"],
+                          "bundle": version["bundle"], "commit": version.get("commit")}
+    if bundle is not None:
+        doc["bundle"] = {"source": bundle.source, "version": bundle.version, "revision": bundle.revision}
+        template = bundle.templates.get(ws.template)
+        if template is not None or tstate is not None:
+            doc["guidance"] = {"template": ws.template,
+                               "appliedVersion": tstate["appliedVersion"] if tstate else state.UNVERSIONED,
+                               "availableVersion": template.version if template else None}
+    pending_doc = {}
+    if bundle is not None and cfg is not None and version is not None and not pending:
+        skills = []
+        bundled = set(bundle.templates[ws.template].bundled_skills) if ws.template in bundle.templates else set()
+        names = sorted(set(bundle.skills) | set(version["skillVersions"]))
+        for name in names:
+            skill = bundle.skills.get(name)
+            applied = version["skillVersions"].get(name)
+            included = cfg.includes(name, bundled=name in bundled) if skill else bool(applied)
+            if skill is None:
+                state_name = "not-in-bundle"
+            elif not included:
+                state_name = "installed-but-excluded" if applied else "excluded"
+            elif applied is None:
+                state_name = "not-installed"
+            elif applied["revision"] != skill.revision:
+                state_name = "update-available"
+            else:
+                state_name = "current"
+            skills.append({"name": name, "included": included, "state": state_name,
+                           "appliedRevision": applied["revision"] if applied else None,
+                           "availableRevision": skill.revision if skill else None})
+        doc["skills"] = skills
+        for key, scope in (("bundle", Scope("bundle")), ("guidance", Scope("template"))):
+            if key == "guidance" and ws.template not in bundle.templates:
+                continue
+            try:
+                result = _make_preview(ws, root, scope, bundle, now, "upgrade")
+            except AliceError as err:
+                problems.append(f"{key} plan: {err}")
+                continue
+            summary = result.plan.summary()
+            pending_doc[key] = {"status": result.status, "changes": len(result.plan.changes),
+                                "conflicts": summary["conflicts"], "digest": result.digest}
+    doc["pending"] = pending_doc
+    doc["upToDate"] = (bool(pending_doc) and all(p["status"] == "current" for p in pending_doc.values())
+                       and not problems and doc["shims"]["ok"])
+    return doc
+
+
+def health(ws, *, now: datetime) -> list[tuple[str, str]]:
+    """Doctor findings ``(status, message)`` for one workspace: stale or
+    drifted harness files, broken shims, a malformed config (read-only)."""
+    doc = status(ws, now=now, recover=False)
+    out: list[tuple[str, str]] = []
+    if not doc["available"]:
+        return out
+    for problem in doc["problems"]:
+        out.append(("attention", problem))
+    applied = doc.get("applied") or {}
+    if applied.get("version") == state.UNVERSIONED and not doc.get("drift"):
+        out.append(("attention", "harness files were never applied here (run 'alice-harness upgrade "
+                                 f"--workspace {ws.id}')"))
+    available = doc.get("bundle") or {}
+    for key, label in (("bundle", "skills"), ("guidance", "guidance")):
+        pending = doc.get("pending", {}).get(key)
+        if pending and pending["status"] != "current":
+            if pending["changes"] or pending["conflicts"]:
+                what = (f"{pending['changes']} file{'s' if pending['changes'] != 1 else ''} to update"
+                        + (f", {pending['conflicts']} conflict{'s' if pending['conflicts'] != 1 else ''}"
+                           if pending["conflicts"] else ""))
+            else:
+                what = "a new version to record (no file changes)"
+            flag = " --template" if key == "guidance" else ""
+            if key == "bundle" and applied.get("bundle") not in (None, available.get("source")):
+                # Another bundle was applied last: differing from this one is not staleness.
+                out.append(("info", f"skills come from bundle {applied['bundle']} ({applied['version']}); "
+                                    f"{available.get('source')} ({available.get('version')}) differs: {what}"))
+                continue
+            out.append(("attention", f"{label} are stale: {what} (alice-harness upgrade --workspace {ws.id}"
+                                     f"{flag})"))
+    for problem in doc.get("shims", {}).get("problems", []):
+        out.append(("attention", f"shim: {problem} (rewritten by the next headless run or "
+                                 f"'alice-harness upgrade --apply')"))
+    drift = doc.get("drift") or []
+    if drift:
+        shown = ", ".join(f"{d['path']} ({d['kind']})" for d in drift[:5])
+        more = f" and {len(drift) - 5} more" if len(drift) > 5 else ""
+        out.append(("info", f"harness files changed in the workspace (kept on upgrade): {shown}{more}"))
+    if not out:
+        out.append(("ok", f"harness {applied.get('version', '?')} current; guidance "
+                          f"{(doc.get('guidance') or {}).get('appliedVersion', '?')}; shims ok"))
+    return out
+

@@ -1,0 +1,46 @@
+"""The one three-way managed-file engine.
+
+Everything the toolkit projects into a workspace and later upgrades (harness
+skills and guidance, template files, sticker packs) goes through here:
+
+    from openalice import managed
+
+    store = managed.Store(root, ".alice/alice-harness-upgrade")    # baseline + transaction
+    # (or managed.JournalFile(root, ".alice/sticker-transaction.json"): one journal file, the
+    # owner's own state document as baseline)
+    managed.recover(store)                                          # under the checkout lease
+    plan = managed.make_plan(root, targets={path: bytes}, baseline=store.baseline(),
+                             scope=[...], walk_trees=[...], mirrors=[(primary, copy)],
+                             force=[...], identity={...})
+    plan.digest, plan.summary(), plan.items, plan.conflicts
+    managed.apply_plan(plan, store, keep=[...], use=[...], commit=managed.Commit(subject, trailer),
+                       state={rel: {json document}}, owner="...", meta={...}, now=now)
+
+* :mod:`.snapshot` — managed paths, entries on disk and their fingerprints
+  (``file:<sha256>``, ``missing``, ``other:<sha256>``), gzip JSON snapshots.
+* :mod:`.plan` — the base/local/incoming decision table, mirrors, the digest.
+* :mod:`.diff3` — the line merge that turns non-overlapping edits on both
+  sides into ``merged`` instead of ``conflict`` (decides like ``git merge-file``).
+* :mod:`.transaction` — resolutions, the journaled apply, crash recovery (two
+  journal layouts: a store directory, or one journal file).
+
+Policy (which files, which scope, which state files, the lease) belongs to
+the caller; nothing here knows about skills or templates.
+"""
+
+from .diff3 import MergeResult, merge3  # noqa: F401
+from .plan import STATUSES, Item, Plan, make_plan  # noqa: F401
+from .snapshot import (  # noqa: F401
+    MISSING, Entry, check_path, content_fingerprint, file_entry, hashed_entry, inspect, read_snapshot, walk,
+    within, write_snapshot,
+)
+from .transaction import (  # noqa: F401
+    Applied, Commit, JournalFile, Recovery, RecoveryRefused, StalePlan, Store, apply_plan, recover, resolve,
+)
+
+__all__ = [
+    "MergeResult", "merge3", "STATUSES", "Item", "Plan", "make_plan", "MISSING", "Entry", "check_path",
+    "content_fingerprint", "file_entry", "hashed_entry", "inspect", "read_snapshot", "walk", "within",
+    "write_snapshot", "Applied", "Commit", "JournalFile", "Recovery", "RecoveryRefused", "StalePlan", "Store",
+    "apply_plan", "recover", "resolve",
+]
