@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 BENCH_VENV ?= .venv-bench
 PYTEST_ARGS ?=
 
-.PHONY: test test-fast demo bench install venv clean soak
+.PHONY: test test-fast demo bench install venv clean screenshots soak
 
 $(BIN)/.installed: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -21,6 +21,7 @@ venv: $(BIN)/.installed
 test: $(BIN)/.installed
 	@echo "make test: installing the pinned real agent CLIs from npm into $${AGENT_CLIS_DIR:-.agent-clis} for tests/realcli (about 1.2 GB and several minutes the first time; verified only afterwards). 'make test-fast' skips them." >&2
 	@if command -v npm >/dev/null 2>&1; then scripts/setup-agent-clis || echo "warning: setup-agent-clis failed; the realcli tests will report why" >&2; else echo "make test: npm not found; the realcli tests will say why they skip" >&2; fi
+	@scripts/setup-browser || echo "warning: no Chromium; the browser tests (tests/web) will say why they skip" >&2
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 test-fast: $(BIN)/.installed
@@ -35,6 +36,11 @@ demo: $(BIN)/.installed
 SOAK_ARGS ?=
 soak: $(BIN)/.installed
 	$(BIN)/python -m tests.reliability.soak --write docs/reliability.md $(SOAK_ARGS)
+
+# Each view of the web page (alice serve) in headless Chromium → docs/img/web-*.png
+screenshots: $(BIN)/.installed
+	scripts/setup-browser
+	$(BIN)/python scripts/screenshots.py
 
 # Peers (PyYAML, jsonschema, croniter) live only in the bench environment.
 bench:

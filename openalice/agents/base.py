@@ -10,13 +10,12 @@ host access and automatic approval come only from process-local flags.
 from __future__ import annotations
 
 import os
-import sys
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from openalice.core.errors import InvalidInput, NotFound, UsageError
+from openalice.core.tools import tools_dir as shims_dir  # noqa: F401  (re-exported)
 
 __all__ = [
     "MODES", "Capabilities", "Projection", "Access", "Adapter", "binding_fields", "shims_dir",
@@ -101,19 +100,6 @@ def binding_fields(binding: Any) -> dict:
             "model": getattr(binding, "model", None),
             "reasoningEffort": getattr(binding, "reasoning_effort", None),
             "displayName": getattr(binding, "display_name", None)}
-
-
-@lru_cache(maxsize=1)
-def shims_dir() -> Path:
-    """The toolkit's own tool directory: the console scripts beside the running
-    interpreter when installed, else the checkout's ``bin/``."""
-    beside = Path(sys.executable).parent
-    if (beside / "alice").exists():
-        return beside
-    checkout_bin = Path(__file__).resolve().parent.parent.parent / "bin"
-    if (checkout_bin / "alice").exists():
-        return checkout_bin
-    return beside
 
 
 def compose_path(first: os.PathLike | str | Sequence[os.PathLike | str], rest: str | None) -> str:

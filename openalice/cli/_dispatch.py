@@ -15,7 +15,7 @@ from openalice.core.errors import UsageError
 
 from ._run import Tool
 
-__all__ = ["ArgumentParser", "Context", "dispatch", "common_parent", "add_verb"]
+__all__ = ["ArgumentParser", "Context", "dispatch", "common_parent", "add_verb", "int_in_range"]
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -117,6 +117,20 @@ def add_verb(sub: Any, name: str, handler: Callable[[argparse.Namespace, Context
                             description=description or help, epilog=epilog)
     parser.set_defaults(handler=handler)
     return parser
+
+
+def int_in_range(low: int, high: int, note: str = "") -> Callable[[str], int]:
+    """An argparse ``type`` for an integer in ``low..high`` (a clear usage error otherwise)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be {low}-{high}" + (f" ({note})" if note else ""))
+        return value
+
+    return parse
 
 
 def _first_verb(args: list[str]) -> str | None:

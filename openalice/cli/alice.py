@@ -20,6 +20,7 @@ commands:
   credential   add, list and remove provider credentials (the vault)
   models       show model semantics (limits, reasoning, efforts)
   doctor       check homes, workspaces, agent CLIs, credentials, adapters, timers
+  serve        the local web page: inbox, issues, runs, journal, adapters
 
 options (every command):
   --json       print exactly one JSON document on stdout
@@ -38,6 +39,7 @@ examples:
   alice doctor
   alice issue create --title 'Daily report' --every 24h --body 'Summarize the day'
   alice issue board
+  alice serve --open
 
 exit codes: 0 ok, 1 operational failure, 2 usage or invalid input,
             3 unavailable or busy, 4 forbidden
@@ -58,6 +60,7 @@ TOOL = Tool(
         "models": "openalice.cli.alice_models",
         "doctor": "openalice.cli.alice_doctor",
         "issue": "openalice.cli.alice_issue",
+        "serve": "openalice.cli.alice_serve",
     },
 )
 

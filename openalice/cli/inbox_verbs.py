@@ -69,10 +69,14 @@ def register_verbs(sub, common, *, prog: str) -> None:
                              "refuses (exit 2) when they do not. With --json the content is "
                              "returned in the document (text or base64, at most 16 MiB).",
                  examples=ex("cat inbox-1764493200000-0000000a reports/close.md",
+                             "cat inbox-1764493200000-0000000a --index 0 --json",
                              "cat inbox-1764493200000-0000000a charts/a.png --require-revision "
                              "> a.png"))
     p.add_argument("id", metavar="ID")
-    p.add_argument("path", metavar="PATH", help="the reference exactly as in the body")
+    p.add_argument("path", metavar="PATH", nargs="?", help="the reference exactly as in the body")
+    p.add_argument("--index", type=int, metavar="N",
+                   help="instead of PATH: the entry's N-th reference (0-based, the order of "
+                        "'files')")
     p.add_argument("--require-revision", action="store_true",
                    help="refuse unless the bytes match the published revision")
 
@@ -329,11 +333,19 @@ def cmd_cat(args: argparse.Namespace, ctx: Context) -> int:
     import tempfile
 
     from openalice import inbox
-    from openalice.core.errors import Conflict, OperationalError
+    from openalice.core.errors import Conflict, OperationalError, UsageError
     from openalice.inbox.files import CHUNK
-    from openalice.inbox.query import open_referenced
+    from openalice.inbox.query import open_referenced, referenced_path
 
-    fd, published = open_referenced(inbox.InboxStore(), args.id, args.path)
+    store = inbox.InboxStore()
+    if (args.path is None) == (args.index is None):
+        raise UsageError("give the reference as PATH or as --index N (one of them)",
+                         code="usage", details={"hint": f"see '{ctx.prog} cat --help'"})
+    if args.index is not None:
+        if args.index < 0:
+            raise UsageError("--index must be 0 or more", field="--index", code="usage")
+        args.path = referenced_path(store, args.id, args.index)
+    fd, published = open_referenced(store, args.id, args.path)
     with os.fdopen(fd, "rb", buffering=0) as src:
         if args.require_revision and published is None:
             raise Conflict(f"{args.path} has no published revision (it was unavailable at "

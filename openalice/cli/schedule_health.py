@@ -2,19 +2,7 @@
 
 from __future__ import annotations
 
-import argparse
-
-from ._dispatch import Context, add_verb
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if not 1 <= value <= 1000:
-        raise argparse.ArgumentTypeError("must be 1-1000")
-    return value
+from ._dispatch import Context, add_verb, int_in_range
 
 
 def register(sub, common) -> None:
@@ -37,7 +25,7 @@ def register(sub, common) -> None:
     p.add_argument("issue", metavar="ISSUE",
                    help="ISSUE (in the current or --workspace workspace) or WORKSPACE/ISSUE")
     p.add_argument("--workspace", metavar="PATH|ID", help="the issue's workspace")
-    p.add_argument("--count", type=_count, default=5, help="how many instants (default 5)")
+    p.add_argument("--count", type=int_in_range(1, 1000), default=5, help="how many instants (default 5)")
     p.add_argument("--now", metavar="ISO", help="start from this instant (also ALICE_NOW)")
 
 

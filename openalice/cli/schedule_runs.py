@@ -4,19 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from ._dispatch import Context, add_verb
+from ._dispatch import Context, add_verb, int_in_range
 
 _ISSUE_HELP = "ISSUE (in the current or --workspace workspace) or WORKSPACE/ISSUE"
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1 or value > 10000:
-        raise argparse.ArgumentTypeError("must be 1-10000")
-    return value
 
 
 def _seconds(text: str) -> float:
@@ -50,7 +40,7 @@ def register(sub, common) -> None:
     p.add_argument("--issue", metavar="ISSUE", help=_ISSUE_HELP)
     p.add_argument("--workspace", metavar="PATH|ID", help="only runs of this workspace")
     p.add_argument("--status", choices=("running", "done", "failed", "interrupted"))
-    p.add_argument("--limit", type=_positive, default=20, help="page size (default 20)")
+    p.add_argument("--limit", type=int_in_range(1, 10000), default=20, help="page size (default 20)")
     p.add_argument("--before", metavar="TASK_ID", help="the page after this run (from nextBefore)")
 
     p = add_verb(sub, "run", cmd_run, common=common,

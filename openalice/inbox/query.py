@@ -18,21 +18,25 @@ from .references import parse
 from .store import Entry, InboxStore, is_entry_id
 
 __all__ = ["LIMIT_DEFAULT", "LIMIT_MAX", "entry_view", "list_entries", "describe",
-           "entry_files", "open_referenced", "delete"]
+           "entry_files", "referenced_path", "open_referenced", "delete"]
 
 LIMIT_DEFAULT = 100
 LIMIT_MAX = 1000
 
 
 def entry_view(entry: Entry, read: dict[str, int]) -> dict:
-    """The stored entry plus what is derived: read state and silence."""
+    """The stored entry plus what is derived: read state, silence, and the
+    file references in first-seen order (what a page renders as file blocks;
+    ``cat --index N`` and ``/api/inbox/:id/files/:index`` count in it)."""
     view = dict(entry.record)
     view.setdefault("fileRevisions", {})
     read_at = read.get(entry.id)
     view["read"] = read_at is not None
     if read_at is not None:
         view["readAt"] = read_at
-    view["silent"] = parse(entry.record["body"]).silent
+    refs = parse(entry.record["body"])
+    view["silent"] = refs.silent
+    view["references"] = list(refs.paths)
     return view
 
 
@@ -83,6 +87,20 @@ def describe(store: InboxStore, entry_id: str, *, verify: bool = True) -> dict:
     available, statuses = entry_files(entry, verify=verify)
     return {"entry": entry_view(entry, readstate.load(store)), "workspaceAvailable": available,
             "files": [s.to_dict() for s in statuses]}
+
+
+def referenced_path(store: InboxStore, entry_id: str, index: int) -> str:
+    """The entry's ``index``-th (0-based) file reference, in first-seen order
+    (the order of ``files`` and ``show``).  NotFound past the end."""
+    from openalice.core.errors import NotFound
+
+    paths = parse(store.get(entry_id).record["body"]).paths
+    if not 0 <= index < len(paths):
+        raise NotFound(f"entry {entry_id} has {len(paths)} file reference"
+                       f"{'' if len(paths) == 1 else 's'}; there is no index {index}",
+                       field="--index", code="no_such_reference",
+                       details={"hint": f"see 'alice-inbox files {entry_id}'"})
+    return paths[index]
 
 
 def open_referenced(store: InboxStore, entry_id: str, rel: str) -> tuple[int, str | None]:

@@ -26,7 +26,6 @@ WebSocket upgrade becomes a byte tunnel.
 from __future__ import annotations
 
 import http.client
-import ipaddress
 import os
 import socket
 import sys
@@ -34,6 +33,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
+from openalice.core.net import is_loopback_ip as is_loopback_host
 from openalice.studio import state
 
 __all__ = ["DEFAULT_PORT", "BIND_HOST", "STRIPPED_REQUEST_HEADERS", "HOP_BY_HOP", "RouteTable", "SurfaceProxy",
@@ -55,14 +55,6 @@ CONNECT_TIMEOUT = 5.0
 UPSTREAM_TIMEOUT = 300.0      # an idle upstream read (long polls and event streams are fine below this)
 CLIENT_IDLE_TIMEOUT = 120.0   # an idle keep-alive client connection is closed after this
 MAX_HEAD = 64 * 1024
-
-
-def is_loopback_host(host: str) -> bool:
-    """True only for a literal loopback IP (127.0.0.0/8, ::1): no name is resolved."""
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 class RouteTable:
@@ -519,13 +511,12 @@ class SurfaceProxy(ThreadingHTTPServer):
 
 def make_server(port: int = DEFAULT_PORT, *, workspace: str | None = None, verbose: bool = True) -> SurfaceProxy:
     """Bind the proxy on ``127.0.0.1:port`` (never another address)."""
-    from openalice.core.errors import Unavailable
+    from openalice.core.net import listen_error
 
     try:
         return SurfaceProxy(port, workspace=workspace, verbose=verbose)
     except OSError as exc:
-        raise Unavailable(f"cannot listen on {BIND_HOST}:{port}: {exc.strerror or exc}", code="port_in_use"
-                          if getattr(exc, "errno", None) == 98 else "listen_failed") from None
+        raise listen_error(exc, BIND_HOST, port) from None
 
 
 def record_running(server: SurfaceProxy, now_iso: str) -> None:

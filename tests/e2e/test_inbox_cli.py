@@ -328,3 +328,27 @@ def test_push_inside_a_known_run_is_stamped_headless_and_an_unknown_one_gets_no_
     stored = {e["id"]: e for e in cli("alice", "inbox", "list", "--json", cwd=workspace).json()["entries"]}
     assert stored[pushed.json()["id"]]["origin"]["kind"] == "headless"
     assert "origin" not in stored[forged.json()["id"]]
+
+
+def test_cat_by_index_and_references_in_listings(cli, workspace):
+    (workspace / "a.md").write_text("alpha")
+    (workspace / "b").mkdir()
+    (workspace / "b" / "c.txt").write_text("gamma")
+    body = "see [[b/c.txt]] then [[a.md]] and again [[b/c.txt]], `[[x/code.md]]`, [[gone.md]]"
+    entry = cli("alice-inbox", "push", "--body", body, "--json", cwd=workspace).json()["id"]
+    listed = cli("alice-inbox", "list", "--json").json()["entries"][0]
+    assert listed["references"] == ["b/c.txt", "a.md", "gone.md"]
+    assert cli("alice-inbox", "show", entry, "--json").json()["entry"]["references"] == listed["references"]
+    for index, content in ((0, "gamma"), (1, "alpha")):
+        r = cli("alice-inbox", "cat", entry, "--index", str(index), "--json")
+        assert r.returncode == 0, r
+        assert r.json()["content"] == content and r.json()["matchesRevision"] is True
+    r = cli("alice-inbox", "cat", entry, "--index", "1")
+    assert r.returncode == 0 and r.stdout == "alpha"
+    r = cli("alice-inbox", "cat", entry, "--index", "2", "--json")
+    assert r.returncode == 2 and r.json()["error"]["code"] == "not_found"
+    r = cli("alice-inbox", "cat", entry, "--index", "3", "--json")
+    assert r.returncode == 2 and r.json()["error"]["code"] == "no_such_reference"
+    for bad in (["--index", "-1"], ["a.md", "--index", "0"], []):
+        r = cli("alice-inbox", "cat", entry, *bad, "--json")
+        assert r.returncode == 2 and r.json()["error"]["code"] == "usage", bad

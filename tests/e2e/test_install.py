@@ -62,3 +62,21 @@ def test_installed_tools_work_outside_the_checkout(installed, tmp_path):
     assert str(venv) in module_file and spec_dir.startswith(str(venv))
     assert not Path(spec_dir).is_symlink()
     assert (Path(spec_dir) / "error.schema.json").is_file()
+
+
+def test_the_installed_gateway_serves_its_page_and_runs_the_installed_clis(installed, tmp_path):
+    """The page is package data, and the gateway's children are the installed tools."""
+    from tests.helpers.gateway import Served
+
+    base, venv, wheel = installed
+    with zipfile.ZipFile(wheel) as zf:
+        assert "openalice/gateway/page.html" in zf.namelist()
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "HARNESS_CATALOG")}
+    env.update(OPENALICE_HOME=str(tmp_path / "home"), HARNESS_HOME=str(tmp_path / "harness"),
+               HOME=str(tmp_path))
+    with Served(str(venv / "bin" / "alice"), env) as served:
+        page = served.get("/", auth="cookie")
+        assert page.status == 200 and b'name="openalice-token"' in page.body
+        r = served.get("/api/adapters?probe=0")
+        assert r.status == 200 and {d["id"] for d in r.json()} >= {"claude", "codex"}
+        assert served.get("/api/inbox/unread-count").json() == {"total": 0, "unread": 0}
