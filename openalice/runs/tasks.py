@@ -190,7 +190,13 @@ def find_task(task_id: str) -> dict | None:
         return None
     path = runs_dir() / "tasks" / task_id / "task.json"
     data = fs.read_json(path, missing=None)
-    return None if data is None else check_record(data, task_id, path)
+    if data is None:
+        # A creation that never finished: nothing will write this directory
+        # again, so the temp file of its killed writer goes now (only one whose
+        # writer is gone, or an old one: a creation in flight is left alone).
+        fs.sweep_temp_files(path.parent, target=path.name)
+        return None
+    return check_record(data, task_id, path)
 
 
 def check_record(data: dict, task_id: str, path: Path) -> dict:

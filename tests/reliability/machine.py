@@ -85,7 +85,7 @@ class Machine:
         os.environ.update(self.env())
         os.chdir(self.ws)
 
-    def create(self) -> "Machine":
+    def create(self, template: str = "blank") -> "Machine":
         for d in (self.user, self.bin, self.outside):
             d.mkdir(parents=True, exist_ok=True)
         for name in AGENTS:
@@ -96,7 +96,8 @@ class Machine:
                             f"echo 'stub {name}: no agent runs here' >&2\nexit 97\n")
             stub.chmod(0o755)
         (self.outside / "private.txt").write_text("OUTSIDE-BYTES private\n")
-        run = self.cli("alice", "workspace", "init", str(self.ws), "--label", "Reliability")
+        run = self.cli("alice", "workspace", "init", str(self.ws), "--label", "Reliability",
+                       "--template", template)
         assert run.returncode == 0, run.stderr
         (self.ws / "reports").mkdir()
         (self.ws / "reports" / "a.md").write_text("# inside the workspace\n")
@@ -183,6 +184,7 @@ class Writer:
     after: list[tuple[str, ...]] = field(default_factory=list)
     secrets: tuple[str, ...] = ()
     remove: Callable[[Machine], None] | None = None
+    template: str = "blank"   # the workspace template its machine starts from
 
 
 def _issue_create(m: Machine, n: int) -> None:
@@ -292,6 +294,35 @@ def _sessions(m: Machine, n: int) -> None:
     call("alice", "session", "new", "--agent", AGENTS[n % len(AGENTS)])
 
 
+def _harness_upgrade(m: Machine, n: int) -> None:
+    """A managed three-way transaction: a skill removed, then installed again."""
+    call("alice-harness", "upgrade", "--skill", "alice", "--action", ("remove", "install")[n % 2],
+         "--apply")
+
+
+def _stickers_setup(m: Machine) -> None:
+    from openalice.core import resources
+
+    shutil.copytree(resources.data_path("default", "stickers", "alice-color"), m.base / "pack")
+
+
+def _stickers(m: Machine, n: int) -> None:
+    """Sticker transactions: a pack switched, the skill removed, a pack imported."""
+    step = n % 4
+    if step == 0:
+        call("alice-harness", "stickers", "enable", "--pack", "alice-ink", "--apply")
+    elif step == 1:
+        call("alice-harness", "stickers", "enable", "--pack", "alice-color", "--apply")
+    elif step == 2:
+        call("alice-harness", "stickers", "disable")
+    else:
+        manifest = m.base / "pack" / "pack.json"
+        doc = json.loads(manifest.read_text())
+        doc.update(id="reliability-pack", name=f"Pack {os.getpid()} {n}")
+        manifest.write_text(json.dumps(doc))
+        call("alice-harness", "stickers", "import", str(m.base / "pack"))
+
+
 WRITERS: list[Writer] = [
     Writer("issue create", _issue_create,
            after=[("alice", "issue", "list", "--json"), ("alice", "issue", "validate", "--json")]),
@@ -316,6 +347,11 @@ WRITERS: list[Writer] = [
     Writer("studio state", _studio_state,
            after=[("alice-harness", "studio", "status", "--workspace", "reliability", "--json")]),
     Writer("sessions", _sessions, after=[("alice", "session", "list", "--json")]),
+    Writer("harness transactions", _harness_upgrade, template="chat",
+           after=[("alice-harness", "status", "--json"), ("alice-harness", "upgrade", "--json")]),
+    Writer("sticker transactions", _stickers, setup=_stickers_setup, template="chat",
+           after=[("alice-harness", "stickers", "status", "--json"),
+                  ("alice-harness", "stickers", "list", "--json"), ("alice-harness", "status", "--json")]),
 ]
 
 

@@ -61,7 +61,7 @@ def kill_writer(entry: Writer, base: Path, *, kills: int, seed: int = 16,
     (goal 0), and for a writer of secrets, no copy of them once removed."""
     figures = Figures()
     rng = random.Random(seed)
-    machine = Machine(base).create()
+    machine = Machine(base).create(entry.template)
     entry.setup(machine)
     server = subprocess.Popen([sys.executable, "-m", "tests.reliability.writer_loop", str(base),
                                entry.name], cwd=REPO, env=machine.env(), text=True,

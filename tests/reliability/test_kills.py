@@ -32,6 +32,7 @@ def test_every_writer_of_the_table_is_covered():
     names = [w.name for w in WRITERS]
     assert len(names) == len(set(names))
     for wanted in ("issue create", "issue update", "inbox push", "mark-all-read", "adapter state",
-                   "credentials", "scan with due issues", "studio state"):
+                   "credentials", "scan with due issues", "studio state", "harness transactions",
+                   "sticker transactions"):
         assert wanted in names
     assert all(w.after for w in WRITERS)

@@ -216,3 +216,23 @@ def test_long_odd_ids_fit_in_a_file_name():
     encoded = tasks.safe_name(long_name)
     assert len(encoded) <= 130 and encoded.startswith("~h")
     assert tasks.safe_name("é" * 121) != encoded
+
+
+def test_a_creation_killed_mid_write_leaves_no_temp_once_its_record_is_looked_up(tmp_path):
+    """Nothing writes a task directory whose creation died: its lookup removes the
+    killed writer's temp file (issue 16: every leftover has someone to sweep it)."""
+    import subprocess
+    import sys
+
+    from openalice.core import fs
+    from openalice.runs import tasks
+
+    record = tasks.create_task({"workspaceId": "w", "createdAt": "2026-01-01T00:00:00Z"})
+    directory = tasks.task_dir(record["taskId"])
+    (directory / "task.json").unlink()
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    temp = directory / f"{fs.TEMP_PREFIX}task.json.{child.pid}.{fs._HOST}.00ff00ff"
+    temp.write_text('{"half": ')
+    assert tasks.find_task(record["taskId"]) is None
+    assert not temp.exists()
