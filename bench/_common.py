@@ -1,7 +1,21 @@
-"""Small shared helpers for the benchmark scripts (not part of the product)."""
+"""Small shared helpers for the benchmark scripts (not part of the product).
+
+How figures are taken here (a 2-core machine that other jobs load):
+
+- :func:`interleaved` runs several commands (a baseline, sizes of a growth
+  test, two variants) in turn inside every round, so a load spike hits them
+  alike; it records both wall and CPU time (the child's user + system time
+  from ``wait4``), and a ratio is the median of the per-round ratios.
+- CPU time is the figure goals are judged on: on a loaded machine wall time
+  measures the queue for a core as much as the command.
+- :func:`goal` prints one verdict line (``meets`` or ``MISSES``) and appends
+  it to the summary file ``run_all.py`` prints at the end, so a missed goal is
+  always listed, while only a failed *check* (a wrong answer) fails the run.
+"""
 
 from __future__ import annotations
 
+import json
 import os
 import statistics
 import subprocess
@@ -72,3 +86,82 @@ def isolated_env(base: Path) -> dict:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env.update(OPENALICE_HOME=str(base / "home"), HARNESS_HOME=str(base / "harness"))
     return env
+
+
+SUMMARY_ENV = "OPENALICE_BENCH_SUMMARY"
+
+
+def run_timed(argv: list[str], *, env: dict | None = None, cwd: str | None = None) -> tuple[float, float]:
+    """(wall, cpu) seconds of one run of ``argv``; cpu is the child's user +
+    system time as the kernel accounted it (``wait4``)."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+                            cwd=cwd)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+class Samples:
+    """Wall and CPU samples of one command."""
+
+    def __init__(self) -> None:
+        self.wall: list[float] = []
+        self.cpu: list[float] = []
+
+    @property
+    def cpu_median(self) -> float:
+        return statistics.median(self.cpu)
+
+    @property
+    def wall_median(self) -> float:
+        return statistics.median(self.wall)
+
+
+def interleaved(commands: dict[str, list[str]], *, rounds: int = 30, warmup: int = 3,
+                env: dict | None = None, cwd: str | None = None) -> dict[str, Samples]:
+    """Every command once per round, in turn (the order rotates each round)."""
+    names = list(commands)
+    out = {name: Samples() for name in names}
+    for round_ in range(warmup + rounds):
+        shift = round_ % len(names)
+        for name in names[shift:] + names[:shift]:
+            wall, cpu = run_timed(commands[name], env=env, cwd=cwd)
+            if round_ >= warmup:
+                out[name].wall.append(wall)
+                out[name].cpu.append(cpu)
+    return out
+
+
+def paired_ratio(a: list[float], b: list[float]) -> float:
+    """Median of the per-round ratios a[i] / b[i] (same round, same load)."""
+    return statistics.median(x / y for x, y in zip(a, b) if y > 0)
+
+
+def interleaved_calls(calls: dict[str, "object"], *, rounds: int = 9, repeat: int = 1) -> dict[str, float]:
+    """In-process: the median CPU time (``time.process_time``) of each callable,
+    the callables taking turns in every round."""
+    samples: dict[str, list[float]] = {name: [] for name in calls}
+    names = list(calls)
+    for round_ in range(rounds):
+        shift = round_ % len(names)
+        for name in names[shift:] + names[:shift]:
+            fn = calls[name]
+            start = time.process_time()
+            for _ in range(repeat):
+                fn()
+            samples[name].append((time.process_time() - start) / repeat)
+    return {name: statistics.median(v) for name, v in samples.items()}
+
+
+def goal(benchmark: str, what: str, measured: str, met: bool, goal_text: str) -> bool:
+    """Print one verdict and record it for the summary; returns ``met``."""
+    verdict = "meets" if met else "MISSES"
+    print(f"- goal: {what}: {measured} (goal {goal_text}): {verdict}", flush=True)
+    path = os.environ.get(SUMMARY_ENV)
+    if path:
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"benchmark": benchmark, "what": what, "measured": measured,
+                                 "goal": goal_text, "met": met}) + "\n")
+    return met

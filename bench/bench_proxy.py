@@ -12,7 +12,7 @@ shares the two cores with what it measures: its figures say so).  Two payloads: 
 and a 10 MiB chunked stream (`/stream`); 1 and 16 concurrent connections.  Goals (issue 13): >= 50% of direct
 throughput for small replies, >= 80% for the streamed body, p99 overhead <= 5 ms.
 
-    python bench/bench_proxy.py [--seconds 5]
+    python bench/bench_proxy.py [--seconds 5] [--rounds 3] [--baseline-proxy OLD_PROXY.py]
 """
 
 from __future__ import annotations
@@ -128,9 +128,33 @@ def run_python(port: int, host: str, path: str, connections: int, seconds: float
             "p99": latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]}
 
 
+BASELINE_LAUNCHER = """
+import importlib.util, json, sys
+spec = importlib.util.spec_from_file_location("baseline_proxy", sys.argv[1])
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+server = module.make_server(0, verbose=False)
+print(json.dumps({"port": server.port}), flush=True)
+server.serve_forever(poll_interval=0.2)
+"""
+
+
+def _spread(values: list[float], fmt: str) -> str:
+    """'median (min–max)' of a few runs."""
+    ordered = sorted(values)
+    middle = statistics.median(ordered)
+    if len(ordered) == 1:
+        return format(middle, fmt)
+    return f"{format(middle, fmt)} ({format(ordered[0], fmt)}–{format(ordered[-1], fmt)})"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--rounds", type=int, default=1, help="interleaved rounds (figures: median and range)")
+    parser.add_argument("--baseline-proxy", metavar="FILE",
+                        help="also measure this proxy.py (e.g. `git show main:openalice/studio/proxy.py`), "
+                             "interleaved with the current one")
     args = parser.parse_args()
     load = run_wrk if shutil.which("wrk") else run_python
     base = Path(tempfile.mkdtemp(prefix="bench-proxy-"))
@@ -153,6 +177,13 @@ def main() -> int:
         proxy_port = json.loads(proxy.stdout.readline())["port"]
         targets = {"direct": (upstream, f"127.0.0.1:{upstream}"),
                    "proxy": (proxy_port, f"{status['host']}:{proxy_port}")}
+        if args.baseline_proxy:
+            baseline = subprocess.Popen([sys.executable, "-c", BASELINE_LAUNCHER, args.baseline_proxy],
+                                        env={**env, "PYTHONPATH": str(REPO)}, stdout=subprocess.PIPE,
+                                        stderr=subprocess.DEVNULL, text=True)
+            started.append(baseline)
+            baseline_port = json.loads(baseline.stdout.readline())["port"]
+            targets["baseline"] = (baseline_port, f"{status['host']}:{baseline_port}")
         nginx = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)
         if nginx:
             nginx_port = _free_port()
@@ -165,28 +196,47 @@ def main() -> int:
             time.sleep(0.5)
             targets["nginx"] = (nginx_port, f"127.0.0.1:{nginx_port}")
         results: dict = {}
-        for payload, path in PAYLOADS.items():
-            for connections in (1, 16):
-                for name, (port, host) in targets.items():
-                    load(port, host, path, connections, 1.0)  # warm-up
-                    results[(payload, connections, name)] = load(port, host, path, connections, args.seconds)
+        names = list(targets)
+        for round_number in range(args.rounds):
+            order = names[round_number % len(names):] + names[:round_number % len(names)]   # rotate: no fixed slot
+            for payload, path in PAYLOADS.items():
+                for connections in (1, 16):
+                    for name in order:
+                        port, host = targets[name]
+                        load(port, host, path, connections, 1.0)  # warm-up
+                        results.setdefault((payload, connections, name), []).append(
+                            load(port, host, path, connections, args.seconds))
         rows = [("load generator", "wrk 4.1 (C)" if load is run_wrk else "Python threads (shares the CPU)"),
-                ("duration", f"{args.seconds:g} s per cell after a 1 s warm-up")]
+                ("duration", f"{args.seconds:g} s per cell after a 1 s warm-up, {args.rounds} interleaved round(s); "
+                             "figures are the median (min–max) over the rounds, ratios paired per round")]
         for payload in PAYLOADS:
             for connections in (1, 16):
                 direct = results[(payload, connections, "direct")]
-                for name in targets:
-                    cell = results[(payload, connections, name)]
-                    value = (f"{cell['rps']:.0f} req/s"
-                             + (f" ({cell['rps'] * TEN_MIB / 2**20:.0f} MiB/s)" if "stream" in payload else "")
-                             + f", p50 {cell['p50']:.2f} ms, p99 {cell['p99']:.2f} ms")
+                for name in names:
+                    cells = results[(payload, connections, name)]
+                    rps = [c["rps"] for c in cells]
+                    value = (f"{_spread(rps, '.0f')} req/s"
+                             + (f" ({_spread([r * TEN_MIB / 2**20 for r in rps], '.0f')} MiB/s)"
+                                if "stream" in payload else "")
+                             + f", p50 {_spread([c['p50'] for c in cells], '.2f')} ms"
+                             + f", p99 {_spread([c['p99'] for c in cells], '.2f')} ms")
                     if name != "direct":
-                        value += (f"; {cell['rps'] / direct['rps'] * 100:.0f}% of direct, "
-                                  f"p99 +{cell['p99'] - direct['p99']:.2f} ms")
-                    if name == "proxy" and "nginx" in targets:
-                        value += f"; {cell['rps'] / results[(payload, connections, 'nginx')]['rps']:.2f}x nginx"
+                        ratio = [c["rps"] / d["rps"] * 100 for c, d in zip(cells, direct)]
+                        overhead = [c["p99"] - d["p99"] for c, d in zip(cells, direct)]
+                        value += f"; {_spread(ratio, '.0f')}% of direct, p99 +{_spread(overhead, '.2f')} ms"
+                    if name in ("proxy", "baseline") and "nginx" in targets:
+                        peer = results[(payload, connections, "nginx")]
+                        value += f"; {_spread([c['rps'] / n['rps'] for c, n in zip(cells, peer)], '.2f')}x nginx"
                     rows.append((f"{payload}, {connections} conn, {name}", value))
         report("Studio proxy (bench/bench_proxy.py)", rows)
+        from _common import goal
+
+        for payload, want in (("small", 0.5), ("stream", 0.8)):
+            key = next(p for p in PAYLOADS if p.startswith(payload))
+            for connections in (1, 16):
+                share = results[(key, connections, "proxy")]["rps"] / results[(key, connections, "direct")]["rps"]
+                goal("proxy", f"{key}, {connections} conn, share of direct", f"{share * 100:.0f}%",
+                     share >= want, f"≥ {want * 100:.0f}%")
         return 0
     finally:
         for process in started:

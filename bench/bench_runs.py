@@ -89,6 +89,11 @@ def main() -> int:
                            f"({big / small:.2f}×)"))
     rows.append(("pages hold exactly the newest ids", "yes" if ok else "NO"))
     report("Scheduling: runs listing, 10,000 vs 100,000 records", rows)
+    from _common import goal
+
+    worst = max(big / small for small, big in times.values())
+    goal("runs", "runs listing flat from 10k to 100k records (worst listing)", f"{worst:.2f}×",
+         worst <= 1.5, "≤ 1.5× (flat)")
     return 0 if ok else 1
 
 

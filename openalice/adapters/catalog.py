@@ -16,15 +16,14 @@ and every problem, never a partial catalog.
 
 from __future__ import annotations
 
-import difflib
 import os
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Iterator, Mapping
 
 from openalice.core import fs
 from openalice.core.errors import InvalidInput, NotFound
 from openalice.core.resources import schema_validator
+from openalice.core.records import field, record_class
 
 __all__ = [
     "CATALOG_VERSION", "STREAM_FORMATS", "DEFAULT_STREAM", "Problem", "AdapterEntry", "Catalog",
@@ -38,7 +37,7 @@ STREAM_FORMATS = ("wrapper-jsonl", "claude-stream-json", "codex-json", "opencode
 DEFAULT_STREAM = "wrapper-jsonl"
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class Problem:
     """One reason a document is invalid: where (a JSON pointer) and why."""
 
@@ -47,7 +46,7 @@ class Problem:
     suggestion: str | None = None
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class AdapterEntry:
     """One catalog line, with ``wrapper`` and ``envFile`` resolved to absolute paths.
 
@@ -134,6 +133,8 @@ class Catalog:
 
 def suggest(word: str, choices: list[str] | tuple[str, ...]) -> str | None:
     """``did you mean 'x'?`` for the closest choice, or None."""
+    import difflib  # lazy: only a typo needs it
+
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f"did you mean '{close[0]}'?" if close else None
 

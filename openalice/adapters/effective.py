@@ -9,7 +9,7 @@ Secrets appear only as presence.
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from .catalog import AdapterEntry
 from .state import AdapterState

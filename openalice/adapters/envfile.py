@@ -15,13 +15,16 @@ them to the home, returning a notice for each.
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 from openalice.core import fs, locks, paths, secrets
 from openalice.core.errors import AliceError, Conflict, InvalidInput
 
 from .catalog import AdapterEntry, Catalog, default_catalog_path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only
+    import subprocess
 
 __all__ = ["SET", "MISSING", "env_file_of", "secret_status", "check_settable", "set_secret",
            "unset_secret", "home_env_dir", "legacy_env_file", "adopt_legacy_env_files",
@@ -141,6 +144,8 @@ def unset_secret(entry: AdapterEntry, key: str) -> bool:
 
 
 def _git(args: list[str], cwd: Path) -> subprocess.CompletedProcess | None:
+    import subprocess  # lazy: only moving a legacy env file asks git
+
     try:
         return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=10,
                               stdin=subprocess.DEVNULL)

@@ -12,13 +12,13 @@ not serialise the rest, and each reason is redacted and truncated.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Iterable
 from datetime import datetime
-from typing import Iterable
 
 from .catalog import AdapterEntry
 from .invoke import DEFAULT_TIMEOUT, WrapperRun, known_secret_values, run_wrapper
 from openalice.core.redact import summarize
+from openalice.core.records import record_class
 
 __all__ = ["HEALTHY", "DOWN", "UNKNOWN", "DEFAULT_CONCURRENCY", "HealthResult", "probe",
            "probe_many", "interpret"]
@@ -28,7 +28,7 @@ DEFAULT_CONCURRENCY = 4
 NOT_DECLARED = "the catalog does not declare a --health mode for this wrapper; not probed"
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class HealthResult:
     id: str
     health: str

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import os
 import stat
-import subprocess
-import threading
 import time
-from dataclasses import dataclass
-from typing import Mapping
+from collections.abc import Mapping
 
 from .catalog import AdapterEntry
+
+from openalice.core.records import record_class
 
 __all__ = ["DEFAULT_TIMEOUT", "MAX_OUTPUT", "WrapperRun", "wrapper_env", "wrapper_problem",
            "run_wrapper", "known_secret_values"]
@@ -27,7 +26,7 @@ DEFAULT_TIMEOUT = 10.0
 MAX_OUTPUT = 64 * 1024
 
 
-@dataclass
+@record_class
 class WrapperRun:
     """What one wrapper invocation did."""
 
@@ -112,6 +111,9 @@ def run_wrapper(entry: AdapterEntry, args: list[str], *, timeout: float = DEFAUL
                 max_output: int = MAX_OUTPUT, env: Mapping[str, str] | None = None,
                 clock=time.monotonic) -> WrapperRun:
     """Run ``<wrapper> args...`` with stdin closed; kill its group at ``timeout``."""
+    import subprocess  # lazy: only a probe runs a wrapper, not a listing
+    import threading
+
     from openalice.core import proc
 
     problem = wrapper_problem(entry)

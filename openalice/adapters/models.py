@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -28,6 +27,7 @@ from openalice.core.errors import AliceError, InvalidInput, Unavailable
 from .catalog import AdapterEntry, schema_validator
 from .invoke import DEFAULT_TIMEOUT, known_secret_values, run_wrapper
 from openalice.core.redact import summarize
+from openalice.core.records import field, record_class
 
 __all__ = ["CACHE_VERSION", "TTL", "MAX_LIST_OUTPUT", "ModelList", "cache_path", "parse_model_list",
            "read_cache", "cached_models", "available_models"]
@@ -38,7 +38,7 @@ MAX_LIST_OUTPUT = 1024 * 1024
 _MODEL_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,199}\Z")
 
 
-@dataclass
+@record_class
 class ModelList:
     id: str
     models: list[str]

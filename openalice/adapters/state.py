@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Callable, Iterable, Mapping
 
 from openalice.core import fs
 from openalice.core.errors import InvalidInput
+from openalice.core.records import field, record_class
 
 from .catalog import AdapterEntry, schema_validator, suggest
 
@@ -44,7 +44,7 @@ _SECRET_VALUE_RE = re.compile(
 _CONFIG_KEY_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}\Z")
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class AdapterState:
     """One adapter's machine state; the defaults are what an absent record means."""
 

@@ -26,11 +26,11 @@ from __future__ import annotations
 
 import difflib
 import os
-from dataclasses import dataclass, field
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from openalice.core.errors import AliceError
+from openalice.core.records import field, record_class
 
 from .catalog import Catalog, catalog_path as resolve_catalog_path, catalog_problems, schema_validator
 
@@ -41,7 +41,7 @@ KINDS = {"preset/v1": "presets", "run-config/v1": "run-config", "adapters/v1": "
          "adapters-state/v1": "adapters-state"}
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class Diagnostic:
     severity: str  # "error" | "warning"
     file: str
@@ -57,7 +57,7 @@ class Diagnostic:
         return out
 
 
-@dataclass
+@record_class
 class Report:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     files: list[str] = field(default_factory=list)

@@ -10,12 +10,16 @@ host access and automatic approval come only from process-local flags.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
 
 from openalice.core.errors import InvalidInput, NotFound, UsageError
+from openalice.core.records import field, record_class
 from openalice.core.tools import tools_dir as shims_dir  # noqa: F401  (re-exported)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only (typing costs start-up time)
+    from typing import Any
 
 __all__ = [
     "MODES", "Capabilities", "Projection", "Access", "Adapter", "binding_fields", "shims_dir",
@@ -35,7 +39,7 @@ SESSION_KEY_VAR = "OPENALICE_SESSION_KEY"
 WORKSPACE_BIN = ".alice/bin"
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class Capabilities:
     headless: bool
     interactive: bool
@@ -54,7 +58,7 @@ class Capabilities:
                 "subscription": self.subscription, "prompt": self.prompt}
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class Projection:
     """One child process.  ``stdin`` None: headless children get /dev/null,
     interactive ones keep the terminal; bytes: written to the child's stdin."""
@@ -65,7 +69,7 @@ class Projection:
     files: tuple[str, ...] = field(default=())  # non-secret config written into run_dir
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class Access:
     """A binding's credential, resolved just in time."""
 

@@ -2,59 +2,51 @@
 
 from __future__ import annotations
 
-import argparse
-import difflib
 import importlib
 import sys
-from dataclasses import dataclass, field
-from datetime import datetime
-from typing import Any, Callable, TextIO
 
 from openalice.core import output
 from openalice.core.errors import UsageError
 
+from ._args import SUPPRESS, type_error  # argparse's value and error, without importing it
 from ._run import Tool
 
-__all__ = ["ArgumentParser", "Context", "dispatch", "common_parent", "add_verb", "int_in_range"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: typing and datetime cost start-up time
+    from datetime import datetime
+    from typing import Any, Callable, TextIO
+
+__all__ = ["Context", "dispatch", "add_verb", "shared_options", "int_in_range", "SUPPRESS"]
 
 
-class ArgumentParser(argparse.ArgumentParser):
-    """argparse that raises :class:`UsageError` (exit 2) instead of exiting,
-    so ``--json`` callers get the error envelope."""
+def __getattr__(name: str):
+    # lazy: argparse is imported only when the quick parser (._args) declines
+    if name in ("ArgumentParser", "common_parent"):
+        from . import _parsers
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
-        kwargs.setdefault("allow_abbrev", False)
-        super().__init__(*args, **kwargs)
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        message = _redact_unrecognized(message)
-        raise UsageError(message, code="usage",
-                         details={"usage": self.format_usage().strip(),
-                                  "hint": f"see '{self.prog} --help'"})
+        return getattr(_parsers, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _redact_unrecognized(message: str) -> str:
-    """argparse echoes stray arguments; one of them may be a secret typed in
-    the wrong place (``credential add x --vendor v sk-...``).  Keep flags,
-    hide values."""
-    prefix = "unrecognized arguments: "
-    if not message.startswith(prefix):
-        return message
-    shown = [a if a.startswith("-") and "=" not in a else "<value>" for a in message[len(prefix):].split()]
-    return prefix + " ".join(shown) + " (values are not echoed)"
-
-
-@dataclass
 class Context:
-    """What a verb handler gets besides its parsed arguments."""
+    """What a verb handler gets besides its parsed arguments.  (A plain
+    class: ``dataclasses`` imports ``inspect``, which alone costs more than a
+    read verb's whole work.)"""
 
-    prog: str
-    json: bool = False
-    stdout: TextIO = field(default_factory=lambda: sys.stdout)
-    stderr: TextIO = field(default_factory=lambda: sys.stderr)
-    stdin: TextIO = field(default_factory=lambda: sys.stdin)
-    now_override: str | None = None
+    def __init__(self, prog: str, json: bool = False, stdout: TextIO | None = None,
+                 stderr: TextIO | None = None, stdin: TextIO | None = None,
+                 now_override: str | None = None) -> None:
+        self.prog = prog
+        self.json = json
+        self.stdout = sys.stdout if stdout is None else stdout
+        self.stderr = sys.stderr if stderr is None else stderr
+        self.stdin = sys.stdin if stdin is None else stdin
+        self.now_override = now_override
+        self._pending: list = []
+        self._failure: tuple[str, str] | None = None
+
+    def __repr__(self) -> str:
+        return f"Context(prog={self.prog!r}, json={self.json!r})"
 
     def now(self) -> datetime:
         from openalice.core import clock
@@ -62,9 +54,6 @@ class Context:
         if self.now_override:
             return clock.parse_clock(self.now_override, field="--now")
         return clock.now()
-
-    _pending: list = field(default_factory=list, repr=False)
-    _failure: tuple[str, str] | None = field(default=None, repr=False)
 
     def emit(self, data: Any, human: Callable[[Any], str] | str | None = None) -> None:
         """The result: human text now, or (``--json``) the document, written by
@@ -102,15 +91,21 @@ class Context:
         self.stderr.write(message.rstrip("\n") + "\n")
 
 
-def common_parent() -> ArgumentParser:
-    parent = ArgumentParser(add_help=False)
-    parent.add_argument("--json", action="store_true", help="print exactly one JSON document on stdout")
-    return parent
+def shared_options(common: Any) -> Any:
+    """A parent parser for options that several verbs share, built on
+    ``common`` and of its kind (the quick parser's recorder, or argparse)."""
+    from . import _args
+
+    if isinstance(common, _args.RecordingParser):
+        return _args.RecordingParser(parents=[common])
+    from ._parsers import ArgumentParser
+
+    return ArgumentParser(add_help=False, parents=[common])
 
 
-def add_verb(sub: Any, name: str, handler: Callable[[argparse.Namespace, Context], Any], *,
-             common: ArgumentParser, help: str, description: str | None = None,
-             examples: str | None = None) -> ArgumentParser:
+def add_verb(sub: Any, name: str, handler: Callable[[Any, Context], Any], *,
+             common: Any, help: str, description: str | None = None,
+             examples: str | None = None) -> Any:
     """Register one verb: a subparser with the common flags and ``handler``."""
     epilog = f"examples:\n{examples.rstrip()}\n" if examples else None
     parser = sub.add_parser(name, parents=[common], help=help,
@@ -125,9 +120,9 @@ def int_in_range(low: int, high: int, note: str = "") -> Callable[[str], int]:
         try:
             value = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+            raise type_error(f"not an integer: {text!r}") from None
         if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"must be {low}-{high}" + (f" ({note})" if note else ""))
+            raise type_error(f"must be {low}-{high}" + (f" ({note})" if note else ""))
         return value
 
     return parse
@@ -148,16 +143,20 @@ def dispatch(tool: Tool, args: list[str], *, json_mode: bool) -> int:
         raise UsageError(f"no command given; see '{tool.name} --help'", code="usage")
     module_name = tool.verbs.get(verb)
     if module_name is None:
+        import difflib  # lazy: only a mistyped verb needs it
+
         close = difflib.get_close_matches(verb, list(tool.verbs), n=1)
         hint = f"did you mean '{close[0]}'?" if close else f"see '{tool.name} --help'"
         raise UsageError(f"unknown command '{verb}'", code="unknown_command",
                          details={"hint": hint})
     module = importlib.import_module(module_name)
-    parser = ArgumentParser(prog=tool.name, add_help=True)
-    parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
-    sub = parser.add_subparsers(dest="verb", metavar="COMMAND", required=True)
-    module.register(sub, common_parent())
-    ns = parser.parse_args(args)
+    from . import _args
+
+    ns = _args.parse(module.register, args)
+    if ns is None:  # help, a usage error or an unusual form: argparse's own words
+        from ._parsers import parse_args
+
+        ns = parse_args(tool, module, args)
     ctx = Context(prog=tool.name, json=json_mode, now_override=getattr(ns, "now", None))
     handler = getattr(ns, "handler", None)
     if handler is None:

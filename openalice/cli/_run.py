@@ -20,6 +20,10 @@ import sys
 
 from openalice import __version__
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only (typing costs start-up time)
+    from collections.abc import Callable
+
 __all__ = ["Tool", "run", "json_requested", "debug_enabled", "shim_refusal"]
 
 
@@ -53,7 +57,7 @@ def json_requested(args: list[str]) -> bool:
 
 
 def run(tool: Tool, argv: list[str] | None = None, *,
-        fast: "Callable[[list[str], bool], int | None] | None" = None) -> int:
+        fast: Callable[[list[str], bool], int | None] | None = None) -> int:
     """Run ``tool`` with ``argv`` (default ``sys.argv[1:]``); the exit code.
 
     ``fast(args, json_mode)`` may answer before argparse is imported (None

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-import argparse
 import re
 
 from openalice.core.errors import UsageError
 
-from ._dispatch import ArgumentParser, Context, add_verb
+from ._args import type_error
+from ._dispatch import Context, add_verb, shared_options
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only
+    import argparse
 
 _MAX_TIMEOUT = 600.0
 _TIMEOUT_RE = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m)?\Z")
@@ -16,15 +20,15 @@ _TIMEOUT_RE = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m)?\Z")
 def _timeout(text: str) -> float:
     match = _TIMEOUT_RE.match(text.strip())
     if not match:
-        raise argparse.ArgumentTypeError(f"not a duration: {text!r} (seconds, e.g. 10, 2.5 or 30s)")
+        raise type_error(f"not a duration: {text!r} (seconds, e.g. 10, 2.5 or 30s)")
     value = float(match.group(1)) * {"ms": 0.001, "s": 1.0, "m": 60.0, None: 1.0}[match.group(2)]
     if not 0 < value <= _MAX_TIMEOUT:
-        raise argparse.ArgumentTypeError(f"must be more than 0 and at most {_MAX_TIMEOUT:g} seconds")
+        raise type_error(f"must be more than 0 and at most {_MAX_TIMEOUT:g} seconds")
     return value
 
 
 def register(sub, common) -> None:
-    opts = ArgumentParser(add_help=False, parents=[common])
+    opts = shared_options(common)
     opts.add_argument("--catalog", metavar="PATH",
                       help="the catalog file (default: $HARNESS_CATALOG, else the shipped "
                            "presets/adapters.json); relative wrapper and envFile paths resolve "

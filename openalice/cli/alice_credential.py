@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-import argparse
-
 from ._dispatch import Context, add_verb
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only
+    import argparse
 
 
 def register(sub, common) -> None:
@@ -14,8 +16,7 @@ def register(sub, common) -> None:
                     "a 0600 file. The key is read from stdin or a hidden prompt, never from the command "
                     "line, and is never printed. Without a credential, agents use their native login.",
         epilog="examples:\n  printf '%s' \"$KEY\" | alice credential add ds-1 --vendor deepseek\n"
-               "  alice credential list\n",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+               "  alice credential list\n")
     verbs = group.add_subparsers(dest="credential_verb", metavar="VERB", required=True)
 
     p = add_verb(verbs, "add", cmd_add, common=common,

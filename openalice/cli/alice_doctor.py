@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-import argparse
-
 from ._dispatch import Context, add_verb
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only
+    import argparse
 
 
 def register(sub, common) -> None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
-
 from . import inbox_verbs
 
 
@@ -12,7 +10,6 @@ def register(sub, common) -> None:
         "inbox", help="publish and read Inbox reports (the verbs of alice-inbox)",
         description="Publish and read Inbox reports: the same verbs as 'alice-inbox'.",
         epilog="examples:\n  alice inbox push --body 'Done. See [[reports/run.md]]'\n"
-               "  alice inbox list --unread\n  alice inbox mark-all-read\n",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+               "  alice inbox list --unread\n  alice inbox mark-all-read\n")
     verbs = group.add_subparsers(dest="inbox_verb", metavar="VERB", required=True)
     inbox_verbs.register_verbs(verbs, common, prog="alice inbox")

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 from openalice.core.output import printable  # titles and prompts may hold escape sequences
 
 from ._dispatch import Context, add_verb
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only
+    import argparse
 
 _FILE_HELP = "Issues are Markdown files at <workspace>/.alice/issues/<id>.md (see docs/issues.md)."
 
@@ -21,8 +24,7 @@ def register(sub, common) -> None:
                     "written; a person inside workspace A needs --approve (at a terminal) to write "
                     "workspace B; from outside every workspace, --workspace names the target.",
         epilog="examples:\n  alice issue create --title 'Daily report' --cron '0 9 * * 1-5' "
-               "--timezone Europe/Paris\n  alice issue list --all\n  alice issue validate --all\n",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+               "--timezone Europe/Paris\n  alice issue list --all\n  alice issue validate --all\n")
     verbs = group.add_subparsers(dest="issue_verb", metavar="VERB", required=True)
 
     p = add_verb(verbs, "create", cmd_create, common=common,

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 
+from ._args import SUPPRESS
 from ._dispatch import Context, add_verb
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only
+    import argparse
 
 
 def register(sub, common) -> None:
@@ -27,9 +31,9 @@ def register(sub, common) -> None:
     p.add_argument("--page", type=int, metavar="P", help="page number from 1 (newest first)")
     p.add_argument("--follow", action="store_true", help="stream new facts until interrupted")
     # Test hooks: end a follow deterministically.
-    p.add_argument("--max-wait", type=float, metavar="S", help=argparse.SUPPRESS)
-    p.add_argument("--until-seq", type=int, metavar="N", help=argparse.SUPPRESS)
-    p.add_argument("--interval", type=float, default=0.5, help=argparse.SUPPRESS)
+    p.add_argument("--max-wait", type=float, metavar="S", help=SUPPRESS)
+    p.add_argument("--until-seq", type=int, metavar="N", help=SUPPRESS)
+    p.add_argument("--interval", type=float, default=0.5, help=SUPPRESS)
 
 
 def _payload_text(record: dict) -> str:

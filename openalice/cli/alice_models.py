@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-import argparse
-
 from ._dispatch import Context, add_verb
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only
+    import argparse
 
 
 def register(sub, common) -> None:
@@ -13,8 +15,7 @@ def register(sub, common) -> None:
         description="The offline model table: per vendor and exact model id, the context window, "
                     "output limit and reasoning (mode, efforts, default). Unknown ids are valid "
                     "and simply have no semantics. Listing never waits on network discovery.",
-        epilog="examples:\n  alice models list --vendor anthropic\n  alice models show gpt-5.6-sol\n",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog="examples:\n  alice models list --vendor anthropic\n  alice models show gpt-5.6-sol\n")
     verbs = group.add_subparsers(dest="models_verb", metavar="VERB", required=True)
 
     p = add_verb(verbs, "list", cmd_list, common=common, help="list known models",

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-import argparse
-
 from ._dispatch import Context, add_verb
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only
+    import argparse
 
 
 def _workspace_arg(p) -> None:
@@ -24,8 +26,7 @@ def register(sub, common) -> None:
                     "at birth in .alice/sessions/<resumeId>.json and replayed on every run and resume. "
                     "Later preference changes never touch it; only 'replace' changes credential, "
                     "model or effort, and nothing changes the agent.",
-        epilog="examples:\n  alice session new --agent codex\n  alice session list\n",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog="examples:\n  alice session new --agent codex\n  alice session list\n")
     verbs = group.add_subparsers(dest="session_verb", metavar="VERB", required=True)
 
     p = add_verb(verbs, "new", cmd_new, common=common,

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-import argparse
-
 from ._dispatch import Context, add_verb
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only
+    import argparse
 
 
 def _workspace_arg(p) -> None:
@@ -23,8 +25,7 @@ def register(sub, common) -> None:
                     "agent, a fixed preference (credential, model, effort). Existing sessions keep their "
                     "frozen binding whatever changes here.",
         epilog="examples:\n  alice settings set --agent codex --credential openai-1 --model gpt-5.5 --default\n"
-               "  alice settings show\n",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+               "  alice settings show\n")
     verbs = group.add_subparsers(dest="settings_verb", metavar="VERB", required=True)
 
     p = add_verb(verbs, "show", cmd_show, common=common, help="show the preferences",

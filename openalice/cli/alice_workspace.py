@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-import argparse
 import os
 
 from ._dispatch import Context, add_verb
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only
+    import argparse
 
 
 def register(sub, common) -> None:
@@ -15,8 +18,7 @@ def register(sub, common) -> None:
                     "$OPENALICE_HOME/workspaces.json. Removing one only unregisters it: "
                     "no file is ever deleted.",
         epilog="examples:\n  alice workspace init ~/projects/notes --label Notes\n"
-               "  alice workspace list --json\n  alice workspace remove notes\n",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+               "  alice workspace list --json\n  alice workspace remove notes\n")
     verbs = group.add_subparsers(dest="workspace_verb", metavar="VERB", required=True)
 
     p = add_verb(verbs, "init", cmd_init, common=common,
@@ -27,11 +29,18 @@ def register(sub, common) -> None:
                              "but a-z and 0-9 turned into '-' ('My Notes' -> my-notes), with -2, "
                              "-3... added when that id is taken. The id never changes afterwards.",
                  examples="  alice workspace init                 # the current directory\n"
-                          "  alice workspace init ~/projects/desk --template chat --label Desk")
+                          "  alice workspace init ~/projects/desk --template chat --label Desk\n"
+                          "  alice workspace init ~/src/aq --from-git https://example.org/autoquant.git@v1.2\n"
+                          "  alice workspace init ~/src/aq --from-git /srv/templates/autoquant.git")
     p.add_argument("path", nargs="?", default=".", help="the workspace directory (default: .)")
     p.add_argument("--template", choices=("blank", "chat"), default="blank",
                    help="workspace template (default: blank)")
     p.add_argument("--label", help="a human name, which also gives the id (default: the directory name)")
+    p.add_argument("--from-git", metavar="URL[@REF]",
+                   help="clone a Harness template repository (any git URL or local path; REF: a branch, tag "
+                        "or commit, default its default branch) into the new directory PATH, check its "
+                        "harness.json and record the source in .alice/harness-source.json (committed); "
+                        "upgrade later with 'alice-harness source preview|apply'")
 
     add_verb(verbs, "list", cmd_list, common=common, help="list registered workspaces",
              examples="  alice workspace list\n  alice workspace list --json")
@@ -57,11 +66,21 @@ def cmd_init(args: argparse.Namespace, ctx: Context) -> int:
     from openalice import workspaces
 
     notes: list[str] = []
-    ws, created = workspaces.init(args.path, template=args.template, label=args.label, now=ctx.now(),
-                                  notes=notes)
+    receipt = None
+    if args.from_git is not None:
+        from openalice.studio import source
+
+        ws, receipt = source.create_workspace(args.path, args.from_git, template=args.template, label=args.label,
+                                              now=ctx.now(), notes=notes)
+        created = True
+    else:
+        ws, created = workspaces.init(args.path, template=args.template, label=args.label, now=ctx.now(),
+                                      notes=notes)
     for note in notes:
         ctx.warn(note)
     data = {"workspace": _describe(ws), "created": created}
+    if receipt is not None:
+        data["source"] = receipt.to_json()
     if notes:
         data["notes"] = notes
 
@@ -72,8 +91,12 @@ def cmd_init(args: argparse.Namespace, ctx: Context) -> int:
                   else f"the directory name {os.path.basename(ws.path)!r}")
         base = workspaces.id_base(args.label or os.path.basename(ws.path))
         taken = f"; {base!r} was taken" if ws.id != base else ""
-        return (f"created: {ws.id} ({ws.path})\n"
+        text = (f"created: {ws.id} ({ws.path})\n"
                 f"  id {ws.id!r} from {source}{taken}; other commands take --workspace {ws.id}")
+        if receipt is not None:
+            text += (f"\n  cloned {receipt.repository} at {receipt.commit[:12]} (harness {receipt.version}); "
+                     f"upgrade with: alice-harness source preview --workspace {ws.id}")
+        return text
 
     ctx.emit(data, human)
     return 0

@@ -22,6 +22,8 @@ commands:
             [--apply --digest D], disable, status
   studio    start, stop, restart, status, logs of the workspace's Studio web surface
   proxy     serve ready Studio surfaces on 127.0.0.1 by Host (oa-surface-<id>.localhost)
+  source    preview or apply (--digest D) a merge from the workspace's template
+            repository (workspaces created with 'alice workspace init --from-git')
 
 options (every command):
   --json       print exactly one JSON document on stdout
@@ -39,6 +41,7 @@ examples:
   alice-harness config set cli.alice-inbox.enabled=false
   alice-harness stickers import ~/packs/cats.zip && alice-harness stickers enable --pack cats
   alice-harness studio start --workspace notes && alice-harness proxy --port 8780
+  alice-harness source preview --to v2.0 && alice-harness source apply --digest 9c1e...
 
 exit codes: 0 ok, 1 operational failure, 2 usage or invalid input (also a
             stale plan or an unresolved conflict), 3 unavailable or busy
@@ -52,6 +55,7 @@ TOOL = Tool(name="alice-harness", help=HELP, verbs={
     "stickers": "openalice.cli.harness_stickers",
     "studio": "openalice.cli.harness_studio",
     "proxy": "openalice.cli.harness_proxy",
+    "source": "openalice.cli.harness_source",
 })
 
 

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-import argparse
-
+from ._args import type_error
 from ._dispatch import Context, add_verb
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only
+    import argparse
 
 
 def _port(text: str) -> int:
     if not text.isdigit() or not 0 <= int(text) <= 65535:
-        raise argparse.ArgumentTypeError(f"not a port number: {text!r}")
+        raise type_error(f"not a port number: {text!r}")
     return int(text)
 
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-import argparse
-
+from ._args import type_error
 from ._dispatch import Context, add_verb
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only
+    import argparse
 
 
 def _workspace_arg(p) -> None:
@@ -15,9 +18,9 @@ def _seconds(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+        raise type_error(f"not a number of seconds: {text!r}") from None
     if not (0 < value <= 3600):
-        raise argparse.ArgumentTypeError("must be more than 0 and at most 3600 seconds")
+        raise type_error("must be more than 0 and at most 3600 seconds")
     return value
 
 
@@ -41,8 +44,7 @@ def register(sub, common) -> None:
                     "answers 2xx publishes an opaque host oa-surface-<24 hex>.localhost that "
                     "'alice-harness proxy' serves. State: $OPENALICE_HOME/state/studio/<workspace-id>/.",
         epilog="examples:\n  alice-harness studio start --workspace notes\n  alice-harness studio status --json\n"
-               "  alice-harness studio logs\n  alice-harness studio stop\n",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+               "  alice-harness studio logs\n  alice-harness studio stop\n")
     verbs = group.add_subparsers(dest="studio_verb", metavar="VERB", required=True)
 
     p = add_verb(verbs, "start", cmd_start, common=common,

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
-
 from ._dispatch import Context, add_verb
 
 
@@ -66,8 +64,7 @@ def register(sub, common) -> None:
                     "commands the workspace's agents may run (through the shims in .alice/bin).",
         epilog="examples:\n  alice-harness config show\n"
                "  alice-harness config set cli.alice-inbox.enabled=false\n"
-               "  alice-harness config set cli.alice.groups.inbox=false skills.file-delivery=false\n",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+               "  alice-harness config set cli.alice.groups.inbox=false skills.file-delivery=false\n")
     verbs = group.add_subparsers(dest="config_verb", metavar="VERB", required=True)
     p = add_verb(verbs, "show", cmd_config_show, common=common, help="the config and what it allows",
                  examples="  alice-harness config show\n  alice-harness config show --workspace notes --json")

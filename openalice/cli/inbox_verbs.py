@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
 from ._dispatch import Context, add_verb
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only
+    import argparse
 
 VERBS = ("push", "list", "show", "files", "cat", "read", "unread", "mark-all-read", "count",
          "delete")

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import argparse
-
+from ._args import type_error
 from ._dispatch import Context, add_verb, int_in_range
 
 _ISSUE_HELP = "ISSUE (in the current or --workspace workspace) or WORKSPACE/ISSUE"
@@ -13,9 +12,9 @@ def _seconds(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+        raise type_error(f"not a number of seconds: {text!r}") from None
     if not 0 <= value <= 86400 * 7:
-        raise argparse.ArgumentTypeError("must be 0-604800 seconds")
+        raise type_error("must be 0-604800 seconds")
     return value
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import sys
 
+from ._args import type_error
+
 __all__ = ["register", "cmd_scan", "fast_scan", "human_report"]
 
 
@@ -36,9 +38,7 @@ def _parse_capacity(text: str) -> int | None:
 def _capacity(text: str) -> int:
     value = _parse_capacity(text)
     if value is None:
-        import argparse
-
-        raise argparse.ArgumentTypeError("must be an integer 0-1000")
+        raise type_error("must be an integer 0-1000")
     return value
 
 

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass, field
-from typing import Iterable
+from collections.abc import Iterable
 
 from .errors import InvalidInput
+from .records import field, record_class
 
 __all__ = [
     "FrontmatterError", "MAX_BYTES", "MAX_DEPTH", "Entry", "Document",
@@ -44,7 +44,7 @@ class FrontmatterError(InvalidInput):
         return self.details.get("line")
 
 
-@dataclass(slots=True)
+@record_class
 class Entry:
     """One top-level key as written in the source.
 
@@ -63,7 +63,7 @@ class Entry:
     raw: str
 
 
-@dataclass
+@record_class
 class Document:
     """A parsed file: the mapping, the raw body and the source of each entry.
 

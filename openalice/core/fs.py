@@ -28,13 +28,17 @@ import os
 import stat
 import time
 import zlib
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterator
 
 from . import locks
 from .errors import AliceError, Conflict, InvalidInput, NotFound, OperationalError
 from .paths import Root
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only (typing costs start-up time)
+    from typing import Any
 
 __all__ = [
     "TEMP_PREFIX", "TEMP_MAX_AGE", "ensure_dir", "atomic_write_bytes", "atomic_write_text",
@@ -471,14 +475,16 @@ def atomic_write_many(items: list[tuple[os.PathLike | str, bytes]], *, dir_mode:
 
 
 @contextmanager
-def staged_dir(target: os.PathLike | str, *, mode: int = 0o755) -> Iterator[Path]:
+def staged_dir(target: os.PathLike | str, *, mode: int = 0o755,
+               replace_empty: bool = False) -> Iterator[Path]:
     """Build a new directory under a temp name beside ``target`` (``.tmp-<name>.*``)
     and rename it into place, durably, when the block ends; if the block
     raises, the temp directory is removed.  ``target`` must not exist yet
     (Conflict).  Readers see no directory or the whole one, never a partial
     one.  Temp directories of the same target whose writer is gone, or older
     than :data:`TEMP_MAX_AGE`, are removed first (the caller holds the lock
-    that serializes writers of ``target``)."""
+    that serializes writers of ``target``).  ``replace_empty``: an empty
+    directory at ``target`` is allowed and replaced at the rename."""
     import shutil
 
     final = Path(target)
@@ -500,7 +506,7 @@ def staged_dir(target: os.PathLike | str, *, mode: int = 0o755) -> Iterator[Path
                 shutil.rmtree(path)
         except OSError:
             continue
-    if os.path.lexists(final):
+    if os.path.lexists(final) and not (replace_empty and _empty_dir(final)):
         raise Conflict("already exists", file=final, code="exists")
     try:
         tmp = parent / _temp_name(final.name)
@@ -512,6 +518,8 @@ def staged_dir(target: os.PathLike | str, *, mode: int = 0o755) -> Iterator[Path
         yield tmp
         fsync_dir(tmp)
         try:
+            if replace_empty and _empty_dir(final):
+                os.rmdir(final)
             os.rename(tmp, final)
         except OSError as exc:
             if exc.errno in (errno.EEXIST, errno.ENOTEMPTY):
@@ -521,6 +529,13 @@ def staged_dir(target: os.PathLike | str, *, mode: int = 0o755) -> Iterator[Path
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     fsync_dir(parent)
+
+
+def _empty_dir(path: Path) -> bool:
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode) and not os.listdir(path)
+    except OSError:
+        return False
 
 
 def create_exclusive(path: os.PathLike | str, data: bytes, *, mode: int = 0o644,

@@ -20,19 +20,23 @@ from __future__ import annotations
 import json
 import os
 import stat
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
 
 from . import fs, locks
 from .errors import AliceError, OperationalError
+from .records import record_class
 
-__all__ = ["Line", "JsonlFile", "Journal", "BLOCK_SIZE"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only (typing costs start-up time)
+    from typing import Any
+
+__all__ = ["Line", "JsonlFile", "Journal", "BLOCK_SIZE", "decode_record"]
 
 BLOCK_SIZE = 64 * 1024
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class Line:
     offset: int
     record: dict
@@ -170,6 +174,25 @@ class JsonlFile:
                 if record is not None:
                     yield Line(line_offset, record)
 
+    def record_at(self, offset: int) -> dict | None:
+        """The record on the whole line that starts exactly at byte ``offset``
+        (the file's start or just after a newline), or None (no such line, not
+        a JSON object, torn).  Reports no problems: a probe, not a read."""
+        fh = self._open_for_read()
+        if fh is None:
+            return None
+        with fh:
+            if offset > 0:
+                fh.seek(offset - 1)
+                if fh.read(1) != b"\n":
+                    return None
+            else:
+                fh.seek(0)
+            raw = fh.readline()
+        if not raw.endswith(b"\n"):
+            return None
+        return decode_record(raw)
+
     def _decode(self, offset: int, raw: bytes) -> dict | None:
         raw = raw.strip()
         if not raw:
@@ -233,8 +256,11 @@ class Journal(JsonlFile):
         super().__init__(path, durable=durable)
         self._known_end: tuple[int, int] | None = None  # (file size, last seq)
 
-    def append(self, record: dict) -> dict:
-        """Append ``record`` with the next ``seq``; returns the stored record."""
+    def append(self, record: dict, *,
+               after: Callable[[int, int, dict], None] | None = None) -> dict:
+        """Append ``record`` with the next ``seq``; returns the stored record.
+        ``after(size_before, size_after, stored)`` runs while the lock is
+        still held (a derived index kept in step with the file)."""
         with self.lock():
             fd = self._open_for_append()
             try:
@@ -249,6 +275,8 @@ class Journal(JsonlFile):
                 self._known_end = (size + len(data), seq)
             finally:
                 os.close(fd)
+            if after is not None:
+                after(size, size + len(data), stored)
             return stored
 
     def _last_seq_at(self, size: int) -> int:
@@ -282,6 +310,18 @@ class Journal(JsonlFile):
 
     def _offset_after(self, seq: int) -> int:
         return self.bisect(_seq_key, seq, inclusive=True)
+
+
+def decode_record(raw: bytes) -> dict | None:
+    """One line's JSON object, or None (blank, not JSON, not an object)."""
+    raw = raw.strip()
+    if not raw:
+        return None
+    try:
+        record = fs.loads_json(raw)
+    except (ValueError, RecursionError):
+        return None
+    return record if isinstance(record, dict) else None
 
 
 def _encode(record: dict) -> bytes:

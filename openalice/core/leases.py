@@ -16,13 +16,13 @@ from __future__ import annotations
 import os
 import socket
 import time
-from dataclasses import asdict, dataclass
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Callable
 
 from . import clock, fs, proc
 from .errors import Busy, InvalidInput
+from .records import asdict, record_class
 
 __all__ = ["Lease", "LeaseLost", "acquire", "acquire_waiting", "renew", "release", "check", "read"]
 
@@ -33,7 +33,7 @@ class LeaseLost(Busy):
     default_code = "lease_lost"
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class Lease:
     path: str
     owner: str

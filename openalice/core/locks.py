@@ -10,19 +10,19 @@ SIGKILL), so a crashed holder never leaves a stale lock behind.
 
 from __future__ import annotations
 
+import _thread
 import os
-import threading
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator
 
 from . import flock
 from .errors import Busy
 
 __all__ = ["Lock", "acquire", "locked", "lock_path_for"]
 
-_registry_guard = threading.Lock()
+_registry_guard = _thread.allocate_lock()  # the documented primitive: no threading import
 _registry: dict[str, "_Slot"] = {}
 
 
@@ -30,6 +30,8 @@ class _Slot:
     """One lock file's descriptor and the thread lock guarding it."""
 
     def __init__(self) -> None:
+        import threading  # lazy: only a process that takes a lock pays for it (readers do not)
+
         self.thread_lock = threading.RLock()
         self.fd: int | None = None
         self.depth = 0

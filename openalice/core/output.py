@@ -17,9 +17,13 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Any, Callable, TextIO
+from collections.abc import Callable
 
 from .errors import AliceError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only (typing costs start-up time)
+    from typing import Any, TextIO
 
 __all__ = ["to_json", "emit", "emit_error", "warn", "use_color", "style", "table", "printable",
            "yes_no", "EXIT_CODES", "json_document"]

@@ -25,8 +25,8 @@ import errno
 import os
 import stat
 from collections import deque
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from . import homes
 from .errors import InvalidInput, NotFound, PathEscape
@@ -44,24 +44,38 @@ _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | os.O_CLOEXEC | os.O_N
 _FILE_FLAGS = os.O_CLOEXEC | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0)
 
 
+_made: dict[tuple[str, str], Path] = {}
+
+
+def _under_home(home: str, name: str) -> Path:
+    """``Path(home) / name``, made once per (home, name): a scan that admits
+    hundreds of runs asks for these paths thousands of times, and the home
+    follows ``$OPENALICE_HOME`` on every call."""
+    key = (home, name)
+    path = _made.get(key)
+    if path is None:
+        path = _made[key] = Path(home) / name if name else Path(home)
+    return path
+
+
 def openalice_home() -> Path:
-    return Path(homes.openalice_home())
+    return _under_home(homes.openalice_home(), "")
 
 
 def harness_home() -> Path:
-    return Path(homes.harness_home())
+    return _under_home(homes.harness_home(), "")
 
 
 def state_dir() -> Path:
-    return openalice_home() / "state"
+    return _under_home(homes.openalice_home(), "state")
 
 
 def data_dir() -> Path:
-    return openalice_home() / "data"
+    return _under_home(homes.openalice_home(), "data")
 
 
 def locks_dir() -> Path:
-    return openalice_home() / "locks"
+    return _under_home(homes.openalice_home(), "locks")
 
 
 def is_within(child: os.PathLike | str, parent: os.PathLike | str) -> bool:

@@ -14,11 +14,25 @@ import signal
 import subprocess
 import sys
 import time
-from typing import IO, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only (typing costs start-up time)
+    from typing import IO
+
 
 __all__ = ["spawn", "start_token", "is_alive", "kill_group", "terminate_group",
            "group_alive", "group_members", "group_is_ours", "launch_detached", "reap_in_thread",
-           "become_subreaper"]
+           "become_subreaper", "crash_point"]
+
+
+def crash_point(*steps: str) -> None:
+    """Test hook (never set in production): SIGKILL this process right here when
+    ``OPENALICE_TEST_CRASH_AFTER`` names one of ``steps``, so tests can prove what a crash
+    there leaves."""
+    wanted = os.environ.get("OPENALICE_TEST_CRASH_AFTER")
+    if wanted is not None and wanted in steps:
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def start_token(pid: int) -> str | None:

@@ -10,7 +10,7 @@ line.  :func:`redact` is the same scrub without the cut (Studio logs use it).
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 __all__ = ["REDACTED", "DETAIL_LIMIT", "redact", "summarize"]
 

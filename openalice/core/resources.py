@@ -2,8 +2,12 @@
 
 The three directories live at the top of the repository.  In a checkout the
 package reaches them through symlinks (``openalice/default`` → ``../default``);
-in a wheel they are copied inside the package.  Either way they are found
-through :mod:`importlib.resources`, so the tools work installed or not.
+in a wheel they are copied inside the package.  Either way they sit in the
+package's own directory, which is where they are looked for (what
+``importlib.resources.files("openalice")`` answers for a package on disk,
+without importing :mod:`importlib.resources`, whose ``typing`` and
+``tempfile`` imports cost a listing more than its own work), so the tools
+work installed or not.
 """
 
 from __future__ import annotations
@@ -22,13 +26,13 @@ _KINDS = ("default", "presets", "spec")
 def data_root(kind: str) -> Path:
     if kind not in _KINDS:
         raise ValueError(f"unknown data kind {kind!r}")
-    from importlib.resources import files
+    import openalice
 
-    root = files("openalice").joinpath(kind)
+    root = Path(openalice.__file__).parent / kind
     if not root.is_dir():
         raise OperationalError(f"packaged data '{kind}/' is missing from this installation",
                                code="data_missing", file=str(root))
-    return Path(str(root))
+    return root
 
 
 def data_path(kind: str, *parts: str) -> Path:

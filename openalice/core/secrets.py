@@ -23,12 +23,16 @@ import getpass
 import os
 import re
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator, TextIO
 
 from . import fs
 from .errors import InvalidInput, UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only (typing costs start-up time)
+    from typing import TextIO
 
 __all__ = [
     "NAME_RE", "validate_name", "quote_value", "set_env_var", "unset_env_var", "remove_env_file",

@@ -15,12 +15,16 @@ advisory: launching never reads the network and never waits on discovery.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Callable
 
 from openalice.core import clock, fs, paths
 from openalice.core.errors import InvalidInput
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only (typing costs start-up time)
+    from typing import Any
 
 __all__ = ["TTL", "RETRY_AFTER", "cache_path", "read_cache", "cached_models", "refresh",
            "http_fetcher", "Fetcher"]

@@ -15,14 +15,18 @@ environment; nothing here returns it for printing.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Mapping, Sequence
 
 from openalice.core import clock, fs, paths, secrets
 from openalice.core.errors import Conflict, InvalidInput, NotFound, Unavailable
 
 from . import wires as wires_mod
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only (typing costs start-up time)
+    from typing import Any
 
 __all__ = [
     "SLUG_RE", "AUTH_TYPES", "VENDORS", "SECRET_VAR", "vault_dir", "records_path", "secret_path",

@@ -9,7 +9,7 @@ caller can refuse loudly instead of guessing.
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from urllib.parse import urlsplit
 
 from openalice.core.errors import InvalidInput

@@ -13,9 +13,10 @@ import os
 import shutil
 import stat
 import subprocess
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
+
+from openalice.core.records import field, record_class
 
 __all__ = ["Finding", "Report", "run_checks", "PINNED_VERSIONS"]
 
@@ -24,7 +25,7 @@ PINNED_VERSIONS = {"claude": "2.1.197", "codex": "0.171.0", "opencode": "1.18.33
 STATUSES = ("ok", "info", "attention")
 
 
-@dataclass
+@record_class
 class Finding:
     check: str
     status: str
@@ -38,7 +39,7 @@ class Finding:
         return out
 
 
-@dataclass
+@record_class
 class Report:
     findings: list[Finding] = field(default_factory=list)
     agents: list[dict] = field(default_factory=list)

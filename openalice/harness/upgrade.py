@@ -361,7 +361,7 @@ def _live_runs(ws) -> int:
         from openalice.runs import admission
     except ImportError:
         return 0
-    return sum(1 for run in admission.live_runs() if run.get("workspaceId") == ws.id)
+    return len(admission.live_runs(ws.id))
 
 
 def _make_preview(ws, root: Path, scope: Scope, bundle, now: datetime, source: str) -> Preview:

@@ -15,7 +15,9 @@ from .push import (  # noqa: F401
     MAX_BODY_BYTES, PushResult, check_body, push, stamp_origin, summary_of, target_workspace,
 )
 from .query import delete, describe, list_entries  # noqa: F401
-from .readstate import counts, load as load_read_state, mark_all_read, mark_read, mark_unread  # noqa: F401
+from .readstate import (  # noqa: F401
+    ReadState, counts, load as load_read_state, mark_all_read, mark_read, mark_unread, read_marks,
+)
 from .references import References, parse as parse_references  # noqa: F401
 from .store import ID_RE, Entry, InboxStore, inbox_dir, is_entry_id  # noqa: F401
 
@@ -23,5 +25,6 @@ __all__ = [
     "MAX_BODY_BYTES", "ID_RE", "Entry", "InboxStore", "PushResult", "References", "check_body",
     "counts", "delete", "describe", "inbox_dir", "is_entry_id", "list_entries",
     "load_read_state", "mark_all_read", "mark_read", "mark_unread", "parse_references", "push",
+    "ReadState", "read_marks",
     "stamp_origin", "summary_of", "target_workspace",
 ]

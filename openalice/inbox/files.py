@@ -13,13 +13,12 @@ in memory).  Nothing here is cached: each call looks at the disk as it is now.
 
 from __future__ import annotations
 
-import hashlib
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from openalice.core import paths
 from openalice.core.errors import AliceError, InvalidInput, NotFound, PathEscape
+from openalice.core.records import record_class
 
 __all__ = [
     "CHUNK", "FileStatus", "open_reference", "digest_fd", "digest_reference", "inspect",
@@ -31,7 +30,7 @@ CHUNK = 1024 * 1024
 REASONS = ("missing", "path_escape", "not_regular_file", "unreadable", "workspace_unavailable")
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class FileStatus:
     path: str
     revision: str | None          # published at push time (None: it was unavailable then)
@@ -88,6 +87,8 @@ def open_reference(root: os.PathLike | str, rel: str) -> int:
 
 
 def digest_fd(fd: int) -> str:
+    import hashlib  # lazy: only revisions need it, not a listing
+
     h = hashlib.sha256()
     while True:
         chunk = os.read(fd, CHUNK)

@@ -22,16 +22,18 @@ disk; a journal failure is a warning, never a failed push.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
-from datetime import datetime
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
-from openalice.core import clock
 from openalice.core.errors import InvalidInput
+from openalice.core.records import record_class
 
 from . import files as inbox_files
 from .references import References, parse
 from .store import InboxStore
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only
+    from datetime import datetime
 
 __all__ = [
     "MAX_BODY_BYTES", "PushResult", "check_body", "target_workspace", "stamp_origin",
@@ -44,7 +46,7 @@ SUMMARY_CHARS = 200
 TaskLookup = Callable[[str], "dict | None"]
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class PushResult:
     entry: dict
     files: list
@@ -153,6 +155,8 @@ def push(body: str, *, workspace, origin: dict | None, now: datetime,
             revisions[rel] = status.current
             status = inbox_files.FileStatus(rel, status.current, True, None, status.current)
         statuses.append(status)
+    from openalice.core import clock  # lazy: a listing imports this module, only a push needs it
+
     ts = clock.to_ms(now)
 
     def build(entry_id: str) -> dict:

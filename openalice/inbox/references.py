@@ -31,7 +31,8 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
+
+from openalice.core.records import record_class
 
 __all__ = ["References", "Ignored", "parse", "classify", "NO_REPLY"]
 
@@ -45,7 +46,7 @@ _FORBIDDEN = re.compile(r"[:|#?\\\x00\r\n\[\]]")
 _EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,16}\Z")
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class Ignored:
     """A ``[[...]]`` candidate that is not a file reference, and why."""
 
@@ -59,7 +60,7 @@ class Ignored:
             "/" in self.text or "." in self.text)
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class References:
     paths: tuple[str, ...]
     silent: bool

@@ -26,16 +26,14 @@ waiting meanwhile) is paid only by the rare path.
 
 from __future__ import annotations
 
-import json
 import os
 import re
-import secrets
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 from openalice.core import fs, jsonl, paths
 from openalice.core.errors import NotFound, OperationalError
+from openalice.core.records import record_class
 
 __all__ = [
     "ID_RE", "ENTRIES_FILE", "READ_STATE_FILE", "inbox_dir", "Entry", "InboxStore",
@@ -75,7 +73,11 @@ def _from_b32(text: str) -> int:
 
 def next_id(now_ms: int, previous: str | None, *, rng: Callable[[int], int] | None = None) -> str:
     """An id strictly greater than ``previous`` and near ``now_ms``."""
-    draw = rng or secrets.randbits
+    if rng is None:
+        import secrets  # lazy: only a push mints an id; readers do not load it
+
+        rng = secrets.randbits
+    draw = rng
     ms = max(0, min(now_ms, 10 ** 13 - 1))
     rand = draw(_RANDOM_BITS)
     if previous is not None:
@@ -90,7 +92,7 @@ def next_id(now_ms: int, previous: str | None, *, rng: Callable[[int], int] | No
     return f"inbox-{ms:013d}-{_b32(rand)}"
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class Entry:
     """One stored entry and where its line sits in the file."""
 
@@ -147,6 +149,11 @@ class InboxStore:
                         "reason": self.read_state_problem})
         return out
 
+    def note_problem(self, offset: int, reason: str) -> None:
+        """Report a bad line found earlier (the read state keeps those of the
+        part of the file it no longer reads)."""
+        self._problem(offset, reason)
+
     def _valid(self, line: jsonl.Line) -> Entry | None:
         reason = entry_problem(line.record)
         if reason is not None:
@@ -163,8 +170,9 @@ class InboxStore:
             if entry is not None:
                 yield entry
 
-    def iter_oldest(self) -> Iterator[Entry]:
-        for line in self.file.iter_forward():
+    def iter_oldest(self, *, start: int = 0) -> Iterator[Entry]:
+        """Valid entries oldest-first, from byte ``start`` (a line start)."""
+        for line in self.file.iter_forward(start=start):
             entry = self._valid(line)
             if entry is not None:
                 yield entry
@@ -222,7 +230,7 @@ class InboxStore:
             entry = self.get(entry_id)
             data = fs.read_bytes(self.entries_path)
             end = data.index(b"\n", entry.offset) + 1
-            if _decode(data[entry.offset:end]) != entry.record:
+            if jsonl.decode_record(data[entry.offset:end]) != entry.record:
                 raise OperationalError("entries file changed under the lock", file=self.entries_path)
             fs.atomic_write_bytes(self.entries_path, data[:entry.offset] + data[end:])
             return entry.record
@@ -233,14 +241,3 @@ def _grammar_id(record: dict) -> str | None:
     if entry_problem(record) is None and is_entry_id(record["id"]):
         return record["id"]
     return None
-
-
-def _decode(raw: bytes) -> dict | None:
-    raw = raw.strip()
-    if not raw:
-        return None
-    try:
-        record = fs.loads_json(raw)
-    except (ValueError, RecursionError):
-        return None
-    return record if isinstance(record, dict) else None

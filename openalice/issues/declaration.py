@@ -17,8 +17,9 @@ as absent.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
+
+from openalice.core.records import field, record_class
 
 __all__ = [
     "STATUSES", "TERMINAL_STATUSES", "PRIORITIES", "PRIORITY_RANK", "ASSIGNEE_POLICIES",
@@ -61,7 +62,7 @@ _COMMENTS_HEADING_RE = re.compile(r"^##[ \t]+Comments[ \t]*$", re.MULTILINE)
 _SLUG_DROP_RE = re.compile(r"[^a-z0-9]+")
 
 
-@dataclass(frozen=True, slots=True)
+@record_class(frozen=True)
 class FieldError:
     """One reason a file is not a valid issue: ``field`` is a frontmatter key
     (``when.timezone`` for nested ones) or ``file``/``frontmatter``/``id``."""
@@ -76,7 +77,7 @@ class FieldError:
         return {"field": self.field, "reason": self.reason}
 
 
-@dataclass(frozen=True, slots=True)
+@record_class(frozen=True)
 class InvalidIssue:
     """A file that could not be read as an issue, with every reason found."""
 
@@ -89,7 +90,7 @@ class InvalidIssue:
         return "; ".join(str(e) for e in self.errors)
 
 
-@dataclass(frozen=True, slots=True)
+@record_class(frozen=True)
 class Issue:
     """A valid issue, normalized: defaults applied, read-only aliases resolved.
 

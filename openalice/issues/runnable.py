@@ -17,9 +17,11 @@ author, for scheduled issues that are not done or canceled:
 
 from __future__ import annotations
 
-from typing import Any
-
 from .declaration import FieldError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only (typing costs start-up time)
+    from typing import Any
 
 __all__ = ["ERROR_REASONS", "runtime_findings", "warning_text"]
 

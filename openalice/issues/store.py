@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
 from openalice.core import frontmatter, fs
 from openalice.core.errors import Conflict, InvalidInput, NotFound
+from openalice.core.records import replace
 
 from .declaration import (DEFAULT_CRON_TIMEZONE, KNOWN_FIELDS, MAX_BYTES, RESUME_ASSIGNEE_RE,
                           RUNTIME_FIELDS, FieldError, Issue, alias_problem, declare, id_problem,

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 from openalice.core.errors import InvalidInput
+from openalice.core.records import record_class
 
 from .recorder import open_journal
 from .registry import FAMILIES, all_types, family_of
@@ -35,7 +35,7 @@ PAGE_SIZE_DEFAULT = 50
 PAGE_SIZE_MAX = 100
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class Filter:
     family: str | None = None
     type: str | None = None

@@ -15,13 +15,17 @@ from __future__ import annotations
 
 import os
 import sys
-from datetime import datetime
 from pathlib import Path
 
-from openalice.core import clock, jsonl, output, paths
+from openalice.core import jsonl, output, paths
 from openalice.core.errors import AliceError
 
+from .counts import note_appended
 from .registry import family_of
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only
+    from datetime import datetime
 
 __all__ = ["FILE_NAME", "journal_path", "open_journal", "record"]
 
@@ -48,11 +52,15 @@ def record(type: str, payload: dict, *, now: datetime, caused_by: int | None = N
         raise ValueError("a journal payload must be a dict")
     if caused_by is not None and (not isinstance(caused_by, int) or isinstance(caused_by, bool)):
         raise ValueError("causedBy must be a seq (int)")
+    from openalice.core import clock  # lazy: readers of the journal never need the clock
+
     fact: dict = {"ts": clock.to_iso(now), "type": type, "payload": payload}
     if caused_by is not None:
         fact["causedBy"] = caused_by
+    journal = open_journal()
     try:
-        return open_journal().append(fact)
+        return journal.append(fact, after=lambda before, after, stored: note_appended(
+            journal.path, before, after, stored))
     except (OSError, AliceError) as exc:
         prog = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "alice"
         output.warn(f"activity journal not updated ({type}): {exc}", prog=prog or "alice")

@@ -55,13 +55,13 @@ import base64
 import binascii
 import json
 import os
-import signal
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
 from openalice.core import clock, fs, git
+from openalice.core.proc import crash_point
 from openalice.core.errors import AliceError, Conflict, InvalidInput, OperationalError
 
 from .plan import Item, Plan
@@ -274,11 +274,8 @@ def _b64(rel: str, entry: Entry) -> str:
 
 
 def _crash_point(step: str, owner: str) -> None:
-    # Test hook (never set in production): SIGKILL ourselves right after ``step``
-    # (of any owner's transaction, or of ``owner:step``'s only).
-    wanted = os.environ.get("OPENALICE_TEST_CRASH_AFTER")
-    if wanted is not None and wanted in (step, f"{owner}:{step}"):
-        os.kill(os.getpid(), signal.SIGKILL)
+    # Test hook: right after ``step`` of any owner's transaction, or of ``owner:step``'s only.
+    crash_point(step, f"{owner}:{step}")
 
 
 def _check_journal(data: object, path: Path) -> dict:

@@ -9,10 +9,14 @@ Every field is optional and a missing field means *unknown*, never false.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Mapping
+from collections.abc import Mapping
 
 from openalice.core.errors import InvalidInput, NotFound
+from openalice.core.records import record_class
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only (typing costs start-up time)
+    from typing import Any
 
 __all__ = [
     "EFFORTS", "MODES", "WIRE_SHAPES", "Reasoning", "ModelSemantics", "table", "vendors",
@@ -27,7 +31,7 @@ WIRE_SHAPES = ("anthropic", "google-generative-ai", "openai-chat", "openai-respo
 _TABLE_FILE = "model-semantics.json"
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class Reasoning:
     mode: str | None = None
     supported: bool | None = None
@@ -57,7 +61,7 @@ class Reasoning:
         return out
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class ModelSemantics:
     vendor: str
     model: str

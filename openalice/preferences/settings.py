@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import copy
 import re
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Callable, Mapping
 
 from openalice.core import fs, secrets
 from openalice.core.errors import AliceError, InvalidInput
+from openalice.core.records import record_class
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only (typing costs start-up time)
+    from typing import Any
 
 __all__ = [
     "SURFACES", "SettingsRead", "settings_path", "empty_settings", "validate", "read", "load", "update",
@@ -26,7 +30,7 @@ _PREF_KEYS = {"native": {"accessMode", "model", "reasoningEffort"},
               "vault": {"accessMode", "credentialSlug", "wireShape", "model", "reasoningEffort"}}
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class SettingsRead:
     """``status`` is ``ok``, ``absent`` or ``invalid`` (then ``error`` says why)."""
 

@@ -14,6 +14,14 @@ through :func:`admit`, which under one lock (``locks/admission.lock``):
 
 The supervisor calls :func:`release` when the run ends.  A marker left behind
 by a dead supervisor is harmless: step 1 of the next admission removes it.
+
+A scan that admits many runs uses one :class:`Admissions` batch: the lock is
+taken once and held until the scan ends, the live runs are read once (step 1)
+and then kept up to date by the batch itself, since nobody else can admit or
+release while the lock is held.  So admitting K due issues costs O(K), not
+O(K²) reads of markers and records.  The live marker is written without an
+fsync: after a power cut no run is live anyway, and the task record (durable,
+status ``running``) still refuses a second run until it reads as interrupted.
 """
 
 from __future__ import annotations
@@ -21,15 +29,19 @@ from __future__ import annotations
 import os
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from openalice.core import clock, fs, locks, paths
 from openalice.core.errors import Busy, Conflict, InvalidInput
 
 from . import tasks
 
-__all__ = ["DEFAULT_CAPACITY", "CAPACITY_ENV", "FIRES", "admit", "release", "live_runs", "live_dir",
-           "marker_path", "build_record", "admission_lock_path", "default_capacity"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only (typing costs start-up time)
+    from typing import Any
+
+__all__ = ["DEFAULT_CAPACITY", "CAPACITY_ENV", "FIRES", "Admissions", "admit", "release",
+           "live_runs", "live_dir", "marker_path", "build_record", "admission_lock_path",
+           "default_capacity"]
 
 DEFAULT_CAPACITY = 8
 CAPACITY_ENV = "OPENALICE_RUN_CAPACITY"
@@ -176,10 +188,12 @@ def _live(*, sweep: bool) -> list[dict]:
     return out
 
 
-def live_runs() -> list[dict]:
+def live_runs(workspace_id: str | None = None) -> list[dict]:
     """The live runs (their markers: ``taskId``, ``workspaceId``, ``issueId``,
-    ``resumeId``?, ``createdAt``), read-only."""
-    return [{k: v for k, v in m.items() if k != "task"} for m in _live(sweep=False)]
+    ``resumeId``?, ``createdAt``), of one workspace when ``workspace_id`` is
+    given; read-only.  The check upgrades make before they change a workspace."""
+    return [{k: v for k, v in m.items() if k != "task"} for m in _live(sweep=False)
+            if workspace_id is None or m.get("workspaceId") == workspace_id]
 
 
 def admit(ws: Any, issue: Any, *, fire: str, now: datetime, capacity: int | None = None,
@@ -192,51 +206,105 @@ def admit(ws: Any, issue: Any, *, fire: str, now: datetime, capacity: int | None
     ``ws`` is a Workspace or a workspace id; ``issue`` an Issue (or a mapping
     with the same fields).
     """
-    if fire not in FIRES:
-        raise ValueError(f"unknown fire {fire!r}")
-    if capacity is None:
-        capacity = default_capacity()
-    workspace_id = ws if isinstance(ws, str) else ws.id
-    issue_id = _field(issue, "id")
-    owner_resume = _resume_owner(_field(issue, "assignee"))
-    with locks.locked(admission_lock_path(), timeout=LOCK_TIMEOUT_SECONDS):
-        live = _live(sweep=True)
-        for marker in live:
-            if marker.get("workspaceId") == workspace_id and marker.get("issueId") == issue_id:
-                raise _already_running(workspace_id, issue_id, marker.get("taskId"))
-        latest = tasks.latest_task(workspace_id, issue_id)
-        if latest is not None and latest.get("status") == "running":
-            raise _already_running(workspace_id, issue_id, latest.get("taskId"))
-        if fire == "retry":
-            if latest is None or latest.get("status") not in _RETRYABLE:
-                state = "no run yet" if latest is None else f"latest run {latest['taskId']} is {latest['status']}"
-                raise Conflict(f"nothing to retry for {workspace_id}/{issue_id}: {state}",
-                               code="not_retryable",
-                               details={"hint": "retry needs the latest run failed or interrupted; "
-                                                "use run-now for an extra run"})
-            if retry_of is not None and retry_of != latest["taskId"]:
-                raise Conflict(f"{retry_of} is not the latest run of {workspace_id}/{issue_id} "
-                               f"(that is {latest['taskId']})", code="not_retryable")
-            retry_of = latest["taskId"]
-        if owner_resume:
-            for marker in live:
-                if marker.get("resumeId") == owner_resume:
-                    raise Busy(f"owner @{owner_resume} already has a running turn "
-                               f"({marker.get('taskId')})", code="owner_busy",
-                               details={"taskId": marker.get("taskId")})
-        if len(live) >= capacity:
-            raise Busy(f"{len(live)} runs are live (capacity {capacity})", code="capacity",
-                       details={"live": len(live), "capacity": capacity})
-        parent = _previous_of_owner(workspace_id, issue_id, owner_resume) if owner_resume else None
-        record = tasks.create_task(build_record(
-            workspace_id, issue, fire=fire, now=now, slot=slot, missed=missed,
-            missed_overflow=missed_overflow, retry_of=retry_of, parent_task_id=parent))
-        marker = {"version": 1, "taskId": record["taskId"], "workspaceId": workspace_id,
-                  "issueId": issue_id, "createdAt": record["createdAt"]}
-        if owner_resume:
-            marker["resumeId"] = owner_resume
-        fs.atomic_write_json(marker_path(workspace_id, issue_id), marker)
+    with Admissions() as batch:
+        return batch.admit(ws, issue, fire=fire, now=now, capacity=capacity, retry_of=retry_of,
+                           slot=slot, missed=missed, missed_overflow=missed_overflow)
+
+
+class Admissions:
+    """Several admissions under one hold of the admission lock (a scan).
+
+    ``with Admissions() as batch: batch.admit(...)`` — the same checks as
+    :func:`admit`, with the live runs read once, at the first admission, and
+    then kept by the batch (new runs added; :meth:`forget` drops a run whose
+    supervisor could not be started and was released)."""
+
+    def __init__(self) -> None:
+        self._hold = None
+        self._live: list[dict] | None = None
+
+    def __enter__(self) -> "Admissions":
+        self._hold = locks.locked(admission_lock_path(), timeout=LOCK_TIMEOUT_SECONDS)
+        self._hold.__enter__()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        hold, self._hold = self._hold, None
+        if hold is not None:
+            hold.__exit__(*exc_info)
+
+    def live(self) -> list[dict]:
+        if self._live is None:
+            self._live = _live(sweep=True)
+        return self._live
+
+    def forget(self, task_id: str) -> None:
+        if self._live is not None:
+            self._live = [m for m in self._live if m.get("taskId") != task_id]
+
+    def admit(self, ws: Any, issue: Any, *, fire: str, now: datetime,
+              capacity: int | None = None, retry_of: str | None = None,
+              slot: str | None = None, missed: int = 0, missed_overflow: bool = False) -> dict:
+        if fire not in FIRES:
+            raise ValueError(f"unknown fire {fire!r}")
+        if capacity is None:
+            capacity = default_capacity()
+        workspace_id = ws if isinstance(ws, str) else ws.id
+        issue_id = _field(issue, "id")
+        owner_resume = _resume_owner(_field(issue, "assignee"))
+        record = _admit_locked(self.live(), workspace_id, issue, issue_id, owner_resume,
+                               fire=fire, now=now, capacity=capacity, retry_of=retry_of,
+                               slot=slot, missed=missed, missed_overflow=missed_overflow)
+        self._live.append({**_marker_of(record, owner_resume), "task": record})
         return record
+
+
+def _marker_of(record: dict, owner_resume: str | None) -> dict:
+    marker = {"version": 1, "taskId": record["taskId"], "workspaceId": record["workspaceId"],
+              "issueId": record["issueId"], "createdAt": record["createdAt"]}
+    if owner_resume:
+        marker["resumeId"] = owner_resume
+    return marker
+
+
+def _admit_locked(live: list[dict], workspace_id: str, issue: Any, issue_id: Any,
+                  owner_resume: str | None, *, fire: str, now: datetime, capacity: int,
+                  retry_of: str | None, slot: str | None, missed: int,
+                  missed_overflow: bool) -> dict:
+    """Steps 2 and 3 under the admission lock, given the live runs."""
+    for marker in live:
+        if marker.get("workspaceId") == workspace_id and marker.get("issueId") == issue_id:
+            raise _already_running(workspace_id, issue_id, marker.get("taskId"))
+    latest = tasks.latest_task(workspace_id, issue_id)
+    if latest is not None and latest.get("status") == "running":
+        raise _already_running(workspace_id, issue_id, latest.get("taskId"))
+    if fire == "retry":
+        if latest is None or latest.get("status") not in _RETRYABLE:
+            state = "no run yet" if latest is None else f"latest run {latest['taskId']} is {latest['status']}"
+            raise Conflict(f"nothing to retry for {workspace_id}/{issue_id}: {state}",
+                           code="not_retryable",
+                           details={"hint": "retry needs the latest run failed or interrupted; "
+                                            "use run-now for an extra run"})
+        if retry_of is not None and retry_of != latest["taskId"]:
+            raise Conflict(f"{retry_of} is not the latest run of {workspace_id}/{issue_id} "
+                           f"(that is {latest['taskId']})", code="not_retryable")
+        retry_of = latest["taskId"]
+    if owner_resume:
+        for marker in live:
+            if marker.get("resumeId") == owner_resume:
+                raise Busy(f"owner @{owner_resume} already has a running turn "
+                           f"({marker.get('taskId')})", code="owner_busy",
+                           details={"taskId": marker.get("taskId")})
+    if len(live) >= capacity:
+        raise Busy(f"{len(live)} runs are live (capacity {capacity})", code="capacity",
+                   details={"live": len(live), "capacity": capacity})
+    parent = _previous_of_owner(workspace_id, issue_id, owner_resume) if owner_resume else None
+    record = tasks.create_task(build_record(
+        workspace_id, issue, fire=fire, now=now, slot=slot, missed=missed,
+        missed_overflow=missed_overflow, retry_of=retry_of, parent_task_id=parent))
+    fs.atomic_write_json(marker_path(workspace_id, issue_id), _marker_of(record, owner_resume),
+                         durable=False)
+    return record
 
 
 def _previous_of_owner(workspace_id: str, issue_id: str, resume_id: str) -> str | None:

@@ -3,9 +3,11 @@ workspace, or ``WORKSPACE/ISSUE`` anywhere."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from openalice.core.errors import UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only (typing costs start-up time)
+    from typing import Any
 
 __all__ = ["resolve_issue", "load_issue", "read_issues"]
 

@@ -22,9 +22,12 @@ Pure functions (no I/O).  Instants are aware UTC datetimes.
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
-from typing import Any
 
 from openalice.core.errors import InvalidInput
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only (typing costs start-up time)
+    from typing import Any
 
 __all__ = ["MAX_SLOTS", "FIRST_SIGHT_LOOKBACK", "CATCH_UP_FALSE_GRACE", "Schedule", "Decision",
            "parse_schedule", "decide", "next_due", "cron_base", "parse_iso"]

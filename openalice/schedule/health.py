@@ -27,7 +27,11 @@ next fire at or before now → ``due``; latest run done → ``healthy``; else
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only (typing costs start-up time)
+    from typing import Any
+
 
 __all__ = ["FAILURE_KINDS", "HEALTH_STATES", "HISTORICAL_TIMEOUT_MS", "PAUSE_MARGIN_MS",
            "classify_failure", "automation_health", "issue_health", "health_report"]

@@ -9,8 +9,8 @@ anything.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from datetime import datetime
-from typing import Callable
 
 __all__ = ["resolve_launch", "start"]
 

@@ -9,10 +9,14 @@ latest run to be ``failed`` or ``interrupted`` and records ``retryOfTaskId``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
-from typing import Any, Callable
 
 from openalice.core.errors import Conflict, Unavailable
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only (typing costs start-up time)
+    from typing import Any
 
 __all__ = ["fire_now"]
 

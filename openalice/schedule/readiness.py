@@ -29,10 +29,14 @@ Reasons (the scan's skip reasons): ``owner_invalid``, ``owner_missing``,
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
-from typing import Any, Mapping
+from collections.abc import Mapping
 
 from openalice.core.errors import AliceError
+from openalice.core.records import record_class
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only (typing costs start-up time)
+    from typing import Any
 
 __all__ = ["REASONS", "Blocker", "owner_state", "run_blocker"]
 
@@ -40,7 +44,7 @@ REASONS = ("owner_invalid", "owner_missing", "owner_unbound", "unknown_agent", "
            "runtime_invalid", "credential_missing", "agent_not_installed")
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class Blocker:
     """Why the run cannot start: ``reason`` (one of REASONS), a ``detail`` for
     people, the issue ``field`` to look at, and a ``hint`` when there is one."""

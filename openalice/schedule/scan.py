@@ -35,11 +35,15 @@ Test hooks (read only here; never set them in production):
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from datetime import datetime, timezone
-from typing import Any, Callable
 
 from .fastpath import (CACHE_VERSION, environment_key, epoch_ms, file_stat, list_issue_files,
                        registry_file)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only (typing costs start-up time)
+    from typing import Any
 
 __all__ = ["CACHE_VERSION", "scan", "scan_lock_path", "cache_path", "busy_result", "epoch_ms"]
 
@@ -143,6 +147,9 @@ class _Scanner:
         self.cache: dict = {}
         self._preloaded = cache
         self.planned_live: int | None = None  # dry-run capacity bookkeeping
+        self.dry_live: set | None = None  # dry-run: the live (workspace, issue) pairs, read once
+        self.admissions = None  # the admission batch, opened at the first due issue
+        self.touched: set[str] = set()  # workspaces re-read or written to by this scan
 
     # -- cache ---------------------------------------------------------------
 
@@ -185,16 +192,29 @@ class _Scanner:
         self.cache = {"version": CACHE_VERSION, "environment": environment_key(),
                       "lastScanAt": previous.get("lastScanAt"),
                       "lastScanMs": previous.get("lastScanMs"),
+                      "lastSweep": previous.get("lastSweep"),
                       "registry": registry_stat,
                       "order": [[ws.id, ws.path] for ws in workspaces], "workspaces": {}}
         last_scan = previous.get("lastScanMs")
         clock_backwards = isinstance(last_scan, int) and last_scan > self.now_ms
         cached_ws = previous.get("workspaces", {})
-        for ws in workspaces:
-            self._scan_workspace(ws, cached_ws.get(ws.id))
+        try:
+            for ws in workspaces:
+                self._scan_workspace(ws, cached_ws.get(ws.id))
+        finally:
+            if self.admissions is not None:
+                self.admissions.__exit__(None, None, None)
+                self.admissions = None
+        sweep_all = False
+        if self.cache_changed and not self.dry_run:
+            sweep_all = self._full_sweep_due()
+            if sweep_all:
+                import time
+
+                self.cache["lastSweep"] = int(time.time())
         self._save_cache(previous)
         if self.cache_changed and not self.dry_run:
-            self._sweep_temp_files()
+            self._sweep_temp_files(everything=sweep_all)
         report = {"status": "ok", "now": self.now_iso, "dryRun": self.dry_run,
                   "fired": self.fired, "skipped": self.skipped, "repaired": self.repaired,
                   "invalid": self.invalid, "workspaces": self.ws_report}
@@ -202,11 +222,32 @@ class _Scanner:
             report["clockBackwards"] = True
         return report
 
-    def _sweep_temp_files(self) -> None:
-        """Temp files of writers that died mid-write (cursors, markers)."""
+    #: A sweep of every cursor directory at most this often (real seconds):
+    #: it walks one directory per workspace, and only files older than an
+    #: hour are removed anyway.
+    FULL_SWEEP_SECONDS = 3600
+
+    def _full_sweep_due(self) -> bool:
+        import time
+
+        last = self.cache.get("lastSweep")
+        now = time.time()
+        return not isinstance(last, int) or not 0 <= now - last < self.FULL_SWEEP_SECONDS
+
+    def _sweep_temp_files(self, *, everything: bool) -> None:
+        """Temp files of writers that died mid-write (cursors, markers): in the
+        live-run markers and the cursor directories of the workspaces this
+        scan read or wrote, and in every cursor directory once an hour."""
         from openalice.core import fs, paths
 
-        for directory in (paths.state_dir() / "schedule", paths.state_dir() / "runs" / "live"):
+        from . import cursors
+
+        if everything:
+            directories = [paths.state_dir() / "schedule"]
+        else:
+            directories = [cursors.cursor_path(ws_id, "x").parent for ws_id in sorted(self.touched)]
+        directories.append(paths.state_dir() / "runs" / "live")
+        for directory in directories:
             if directory.is_dir():
                 fs.sweep_temp_files(directory, recursive=True)
 
@@ -251,6 +292,7 @@ class _Scanner:
                 return
             entry = self._entry_from(ws, issue_set, files or {})
             self.cache_changed = True
+            self.touched.add(ws.id)
         report["issues"] = len(entry["issues"]) + len(entry["invalid"])
         for bad in entry["invalid"]:
             self.invalid.append({"workspaceId": ws.id, **bad})
@@ -421,6 +463,7 @@ class _Scanner:
     def _write_cursor(self, cursor: dict, *, durable: bool = True) -> None:
         if self.dry_run:
             return
+        self.touched.add(cursor["workspaceId"])
         from openalice.core import fs
 
         from . import cursors
@@ -487,10 +530,15 @@ class _Scanner:
         capacity = self.capacity if self.capacity is not None else admission.default_capacity()
         if self.dry_run:
             return self._dry_fire(ws, issue, cursor, decision, capacity)
+        if self.admissions is None:
+            # One hold of the admission lock for the whole scan: the live runs
+            # are read once, not once per due issue (see runs.admission).
+            self.admissions = admission.Admissions().__enter__()
         try:
-            record = admission.admit(ws, issue, fire="schedule", now=self.now, capacity=capacity,
-                                     slot=slot_iso, missed=decision.missed,
-                                     missed_overflow=decision.overflow)
+            record = self.admissions.admit(ws, issue, fire="schedule", now=self.now,
+                                           capacity=capacity, slot=slot_iso,
+                                           missed=decision.missed,
+                                           missed_overflow=decision.overflow)
         except AliceError as exc:
             self._skip(ws.id, issue.id, exc.code, exc.message, slot=slot_iso,
                        **({"taskId": exc.details["taskId"]} if exc.details.get("taskId") else {}))
@@ -513,6 +561,8 @@ class _Scanner:
         from .launching import start
 
         fired.update(start(record["taskId"], launch, now=self.now))
+        if fired.get("error"):  # its supervisor never started and the run was released
+            self.admissions.forget(record["taskId"])
         self.fired.append(fired)
         _crash_point("launch")
         return new_cursor
@@ -522,12 +572,13 @@ class _Scanner:
 
         from . import cursors
 
-        if self.planned_live is None:
-            self.planned_live = len(admission.live_runs())
+        if self.dry_live is None:
+            runs = admission.live_runs()
+            self.planned_live = len(runs)
+            self.dry_live = {(m["workspaceId"], m["issueId"]) for m in runs}
         slot_iso = _iso(decision.slot)
         latest = tasks.latest_task(ws.id, issue.id)
-        live = {(m["workspaceId"], m["issueId"]) for m in admission.live_runs()}
-        if (ws.id, issue.id) in live or (latest is not None and latest.get("status") == "running"):
+        if (ws.id, issue.id) in self.dry_live or (latest is not None and latest.get("status") == "running"):
             self._skip(ws.id, issue.id, "already_running", "a run of this issue is live", slot=slot_iso)
             return cursor
         if self.planned_live >= capacity:

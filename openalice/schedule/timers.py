@@ -24,8 +24,8 @@ from __future__ import annotations
 import os
 import shlex
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 from openalice.core.errors import OperationalError, Unavailable
 

@@ -11,7 +11,11 @@ computed in UTC, so DST never moves them.
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only (typing costs start-up time)
+    from typing import Any
+
 
 __all__ = ["upcoming", "MAX_COUNT"]
 

@@ -10,9 +10,13 @@ preference's, inherited only when the credential is the preference's own.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
 
 from openalice.core.errors import InvalidInput, UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only (typing costs start-up time)
+    from typing import Any
 
 __all__ = ["resolve_binding"]
 

@@ -19,15 +19,18 @@ file.  The engine's own session id (for resume) is kept beside the binding in
 from __future__ import annotations
 
 import re
-import secrets as _secrets
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Mapping
 
 from openalice.core import clock, fs
 from openalice.core.paths import Root
 from openalice.core.errors import InvalidInput, NotFound, Unavailable
+from openalice.core.records import record_class, replace
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only (typing costs start-up time)
+    from typing import Any
 
 __all__ = [
     "SessionBinding", "BindingConflict", "new_resume_id", "check_resume_id", "sessions_dir", "session_path",
@@ -62,7 +65,7 @@ class BindingConflict(Unavailable):
     default_code = "binding_conflict"
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class SessionBinding:
     resume_id: str
     agent: str
@@ -122,7 +125,10 @@ def new_resume_id(rng: Any = None) -> str:
 
     ``rng`` needs ``randrange(n)``; the default is the OS's secure source.
     """
-    rng = rng or _secrets.SystemRandom()
+    if rng is None:
+        import secrets  # lazy: only a new session id needs it, not a listing
+
+        rng = secrets.SystemRandom()
     words = [ADJECTIVES[rng.randrange(len(ADJECTIVES))], MATERIALS[rng.randrange(len(MATERIALS))],
              NOUNS[rng.randrange(len(NOUNS))]]
     suffix = "".join(_SUFFIX[rng.randrange(len(_SUFFIX))] for _ in range(6))

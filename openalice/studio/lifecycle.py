@@ -5,6 +5,7 @@
     view = restart(ws, now=now)                  # stop + start in one operation: a new generation and host
     view = status(ws, now=now)                   # also reaps a generation whose supervisor died
     require_idle(ws)                             # Busy unless no generation is live (for source upgrades)
+    with held_idle(ws, "source apply", now=now): # ...and none can start until the block ends
 
 Operations on one workspace are serialized by its operation lease
 (:func:`openalice.core.leases.acquire_waiting`: a second command queues behind
@@ -25,7 +26,7 @@ from datetime import datetime
 from openalice.core.errors import Busy
 
 __all__ = ["READY_TIMEOUT", "GRACE", "LEASE_WAIT", "start", "stop", "restart", "status", "logs",
-           "require_idle", "is_live", "terminate", "view"]
+           "require_idle", "held_idle", "is_live", "terminate", "view"]
 
 READY_TIMEOUT = 60.0
 GRACE = 4.0                  # SIGTERM → SIGKILL, and SIGKILL → gone
@@ -119,14 +120,14 @@ def view(ws_id: str, record: dict) -> dict:
 # -- the operation lease and reconciliation -----------------------------------------------------------
 
 @contextmanager
-def _operation(ws_id: str, verb: str, now: datetime):
+def _operation(ws_id: str, verb: str, now: datetime, wait: float = LEASE_WAIT):
     from openalice.core import fs, leases
     from openalice.studio import state
 
     fs.ensure_dir(state.workspace_dir(ws_id), 0o700)
     try:
         lease = leases.acquire_waiting(state.lease_path(ws_id), f"studio {verb} (pid {os.getpid()})", LEASE_TTL,
-                                       now=lambda: now, wait=LEASE_WAIT)
+                                       now=lambda: now, wait=wait)
     except Busy as exc:
         raise Busy(f"another Studio operation on workspace {ws_id!r} is still running: {exc.message}",
                    code="studio_busy", file=exc.file) from None
@@ -258,6 +259,8 @@ def _wait_for_outcome(ws_id: str, generation: int, ready_timeout: float, now: da
     while True:
         record = state.read_state(ws_id)
         if record.get("generation") != generation or record.get("phase") in ("ready", "failed", "stopped"):
+            if record.get("phase") in ("failed", "stopped"):
+                _wait_for_supervisor_exit(record)
             return record
         holder = record.get("supervisor") or {}
         if holder.get("pid") != os.getpid() and not _supervisor_alive(record):
@@ -266,6 +269,18 @@ def _wait_for_outcome(ws_id: str, generation: int, ready_timeout: float, now: da
         if time.monotonic() >= deadline:
             return record
         time.sleep(WAIT_POLL)
+
+
+def _wait_for_supervisor_exit(record: dict) -> None:
+    """A generation that ended is reported once its supervisor has gone too (it writes the
+    record, then exits): nothing of the generation is left when ``start`` returns."""
+    from openalice.core import proc
+
+    holder = record.get("supervisor") or {}
+    deadline = time.monotonic() + SUPERVISOR_EXIT_WAIT
+    while (holder.get("pid") not in (None, os.getpid()) and proc.is_alive(holder.get("pid"), holder.get("startToken"))
+           and time.monotonic() < deadline):
+        time.sleep(WAIT_POLL / 5)
 
 
 def _studio_of(ws):
@@ -369,3 +384,18 @@ def require_idle(ws) -> None:
         raise Busy(f"Studio of workspace {ws.id!r} is {record['phase']} (generation {record['generation']}); "
                    f"stop it first: alice-harness studio stop --workspace {ws.id}", code="studio_running",
                    details={"phase": record["phase"], "generation": record["generation"]})
+
+
+@contextmanager
+def held_idle(ws, purpose: str, *, now: datetime, wait: float = 0.0, grace: float = GRACE):
+    """Hold the Studio operation lease of ``ws`` for the block, with no generation live.
+
+    A dead supervisor's leftovers are reaped first; a live generation is
+    :class:`Busy` (``studio_running``), a held lease ``studio_busy`` (after
+    ``wait`` seconds).  While the block runs no ``studio start`` can begin: what
+    a source upgrade merges is never half-read by a starting app.
+    """
+    with _operation(ws.id, purpose, now, wait=wait):
+        _reconcile(ws.id, now, grace)
+        require_idle(ws)
+        yield

@@ -13,10 +13,10 @@ JSON pointer, under one of four codes: ``missing``, ``too_large``,
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
 from openalice.core.errors import InvalidInput
+from openalice.core.records import record_class
 
 __all__ = ["MANIFEST_NAME", "MAX_BYTES", "ManifestError", "Capability", "Manifest", "manifest_path",
            "parse_manifest", "load_manifest"]
@@ -31,7 +31,7 @@ class ManifestError(InvalidInput):
     default_code = "invalid_manifest"
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class Capability:
     name: str
     command: tuple[str, ...]
@@ -44,7 +44,7 @@ class Capability:
                 "readinessPath": self.readiness_path}
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class Manifest:
     version: str
     capabilities: dict

@@ -10,7 +10,7 @@ and retries with fresh ports.
 from __future__ import annotations
 
 import socket
-from typing import Iterable
+from collections.abc import Iterable
 
 __all__ = ["LOOPBACK_HOST", "allocate", "is_free", "taken_by_others"]
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import re
 import secrets
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from openalice.core import fs, paths
 from openalice.core.errors import AliceError, InvalidInput

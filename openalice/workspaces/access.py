@@ -29,11 +29,11 @@ refused (``approve_refused``), whatever the target.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 from openalice.core.errors import Forbidden, OperationalError
+from openalice.core.records import record_class
 
 from .registry import RunEnvironment, Workspace, find, run_environment
 
@@ -46,7 +46,7 @@ SCOPES = ("issues", "workspace", "vault", "library")
 _NO_WORKSPACE = {"vault": "the machine's credential vault", "library": "the machine's sticker pack library"}
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class Caller:
     """Who is asking to write.
 

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import asdict, dataclass
-from datetime import datetime
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Callable, Mapping
 
-from openalice.core import clock, fs, paths
+from openalice.core import fs, paths
 from openalice.core.errors import Conflict, InvalidInput, NotFound, Unavailable, UsageError
+from openalice.core.records import asdict, record_class
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only
+    from datetime import datetime
 
 TEMPLATES = ("blank", "chat")
 ID_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,63}\Z")
@@ -24,7 +27,7 @@ INIT_PROJECTORS: list[str] = ["openalice.harness.upgrade:project_new_workspace",
                                "openalice.stickers.projection:project_new_workspace"]
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class Workspace:
     id: str
     label: str
@@ -40,7 +43,7 @@ class Workspace:
         return asdict(self)
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class RunEnvironment:
     """What the runner put in a headless child's environment."""
 
@@ -67,6 +70,12 @@ def available_root(ws: Workspace) -> Path:
     return root
 
 
+def _iso(now: datetime) -> str:
+    from openalice.core import clock  # lazy: datetime only for writers, not for listings
+
+    return clock.to_iso(now)
+
+
 def _empty() -> dict:
     return {"version": REGISTRY_VERSION, "workspaces": []}
 
@@ -79,6 +88,7 @@ def _parse_registry(data: object, path: Path) -> list[Workspace]:
         raise InvalidInput(f"unsupported registry version {data.get('version')!r}", file=path,
                            field="version", code="malformed_registry")
     out = []
+    index_of: dict[str, int] = {}  # id -> its entry: one pass, not a scan per entry
     for i, item in enumerate(data["workspaces"]):
         if not isinstance(item, dict):
             raise InvalidInput("entry is not an object", file=path, field=f"workspaces/{i}",
@@ -91,8 +101,8 @@ def _parse_registry(data: object, path: Path) -> list[Workspace]:
         if not all(isinstance(v, str) for v in asdict(ws).values()):
             raise InvalidInput("entry fields must be strings", file=path, field=f"workspaces/{i}",
                                code="malformed_registry")
-        first = next((j for j, seen in enumerate(out) if seen.id == ws.id), None)
-        if first is not None:  # which one would `--workspace ID` mean?
+        first = index_of.setdefault(ws.id, i)
+        if first != i:  # which one would `--workspace ID` mean?
             raise InvalidInput(f"duplicate workspace id {ws.id!r}: entries workspaces/{first} "
                                f"({out[first].path}) and workspaces/{i} ({ws.path}); give one of "
                                "them another id", file=path, field=f"workspaces/{i}/id",
@@ -178,13 +188,16 @@ def resolve(spec: str | None = None, *, cwd: os.PathLike | str | None = None,
 
 
 def init(path: os.PathLike | str = ".", *, template: str = "blank", label: str | None = None,
-         now: datetime, notes: list[str] | None = None) -> tuple[Workspace, bool]:
+         now: datetime, notes: list[str] | None = None,
+         populate: Callable[[Path], None] | None = None) -> tuple[Workspace, bool]:
     """Create (or adopt) a workspace at ``path`` and register it.
 
     Idempotent: an already registered workspace is returned unchanged with
     ``created=False``.  A path nested in another registered workspace, or one
     that contains a registered workspace, is refused.  What the projectors
     report (a file left alone, a projector that failed) is appended to ``notes``.
+    ``populate(path)``, when given, creates the directory's content (a clone)
+    after those checks and before anything is registered; if it raises, nothing is.
     """
     if template not in TEMPLATES:
         raise InvalidInput(f"unknown template {template!r} (choose {', '.join(TEMPLATES)})",
@@ -202,6 +215,8 @@ def init(path: os.PathLike | str = ".", *, template: str = "blank", label: str |
             _ensure_alice_dir(Path(real))
             return ws, False
     _refuse_nesting(real, registered)  # before anything is created on disk
+    if populate is not None:
+        populate(Path(real))
     fs.ensure_dir(target, 0o755)
     real = os.path.realpath(target)
 
@@ -215,7 +230,7 @@ def init(path: os.PathLike | str = ".", *, template: str = "blank", label: str |
         _refuse_nesting(real, existing)
         ws_id = _unique_id(id_base(label or Path(real).name), {w.id for w in existing})
         record = Workspace(id=ws_id, label=(label or Path(real).name).strip(), path=real,
-                           template=template, createdAt=clock.to_iso(now))
+                           template=template, createdAt=_iso(now))
         data["workspaces"].append(record.record())
         created.append(record)
         return data

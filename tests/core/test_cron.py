@@ -326,6 +326,25 @@ def test_starts_inside_transitions_new_york(text, start, expected):
     assert oracle_next(text, at(start), ny, at(start) + timedelta(days=3)) == at(expected)
 
 
+# Cases where a benchmark peer (bench/bench_cron.py) answers differently from the
+# oracle: kept here so ours never drifts toward the peer's answer.
+@pytest.mark.parametrize("zone,text,start,expected,peer", [
+    # Lord Howe repeats 01:30-02:00 on 2024-04-07 (+11:00 -> +10:30 at 15:00Z): wall
+    # 02:00 exists once, at 15:30Z.  cronsim 2.8 skips it and answers 02:30 (16:00Z).
+    ("Australia/Lord_Howe", "*/30 2 * * *", "2024-04-05T22:00", "2024-04-06T15:30",
+     "cronsim: 2024-04-06T16:00"),
+    # Chatham repeats 02:45-03:45 on 2025-04-06 (+13:45 -> +12:45 at 14:00Z): 02:45's
+    # first pass (13:00Z) is before the start and a repeated time fires once, so the
+    # next is the following day's.  croniter fires the second pass (14:00Z).
+    ("Pacific/Chatham", "45 2 * * *", "2025-04-05T13:37:17", "2025-04-06T14:00",
+     "croniter: 2025-04-05T14:00"),
+])
+def test_dst_cases_a_peer_gets_wrong(zone, text, start, expected, peer):
+    tz = ZoneInfo(zone)
+    assert next_fire_after(CronExpr.parse(text), at(start), tz) == at(expected), peer
+    assert oracle_next(text, at(start), tz, at(start) + timedelta(days=3)) == at(expected)
+
+
 # --------------------------------------------------------------------------- day rule
 
 def _days(text: str, start: str, end: str) -> list[date]:

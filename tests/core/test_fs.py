@@ -361,3 +361,27 @@ def test_staged_dir_appears_whole_or_not_at_all(tmp_path):
             (staging / "f").write_text("partial")
             raise RuntimeError("failed midway")
     assert not other.exists() and [p.name for p in (tmp_path / "rev").iterdir()] == ["abc"]
+
+
+def test_staged_dir_may_replace_an_empty_directory_and_sweeps_a_killed_build(tmp_path):
+    """``init --from-git`` clones through it: an empty target is taken over at the
+    rename (never a non-empty one), and the staging directory of a build whose
+    writer is gone is removed by the next build of the same target."""
+    import subprocess
+    import sys
+
+    target = tmp_path / "ws"
+    target.mkdir()
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    killed = tmp_path / f"{fs.TEMP_PREFIX}ws.{child.pid}.{fs._HOST}.00ff00ff"
+    (killed / ".git").mkdir(parents=True)
+    with fs.staged_dir(target, replace_empty=True) as staging:
+        assert not killed.exists()
+        (staging / "f").write_text("1")
+        assert target.is_dir() and not any(target.iterdir())     # still the empty one meanwhile
+    assert (target / "f").read_text() == "1"
+    with pytest.raises(Conflict):
+        with fs.staged_dir(target, replace_empty=True):
+            pass
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ws"]

@@ -251,7 +251,9 @@ def test_read_state_verbs(cli, ws):
     r = cli("alice-inbox", "count", "--workspace", "test-ws", "--json")
     assert check("inbox-count", r.json()) == {"total": 4, "unread": 1, "workspaceUnread": 1}
     state = json.loads((home() / "data" / "inbox" / "read-state.json").read_text())
-    assert set(state["read"]) == {a, b, c} and d not in state["read"]
+    # a read one by one keeps its own mark; mark-all-read closed a segment through c
+    assert state["segments"][-1]["through"] == c and state["unread"] == {}
+    assert set(state["read"]) == {b} and d not in state["read"]
     for verb in ("read", "unread", "show", "files", "delete"):
         r = cli("alice-inbox", verb, "inbox-0000000000000-00000000", "--json")
         assert r.returncode == 2 and r.json()["error"]["code"] == "unknown_entry", verb

@@ -35,7 +35,7 @@ def test_eight_pushers_and_mark_all_read_lose_nothing(ws, store):
     assert ids == sorted(ids) and all(ID_RE.match(i) for i in ids)  # file order = id order
     bodies = {r["body"].split(" [[")[0] for r in records}
     assert bodies == {f"p{n} #{i}" for n in range(8) for i in range(100)}
-    read = inbox.load_read_state(store)
+    read = inbox.read_marks(store)
     assert set(read) <= set(ids)
     counts = inbox.counts(store)
     assert counts == {"total": 800, "unread": 800 - len(read)}
@@ -71,7 +71,7 @@ def test_item_51_eight_concurrent_reads_all_persist(pushed, store):
     for proc in procs:
         _, err = proc.communicate(timeout=120)
         assert proc.returncode == 0, err
-    assert set(inbox.load_read_state(store)) == set(ids)
+    assert set(inbox.read_marks(store)) == set(ids)
     assert inbox.counts(store)["unread"] == 0
 
 

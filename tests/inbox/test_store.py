@@ -115,8 +115,8 @@ def test_item_50_read_state_sidecar_and_jsonl_untouched(pushed, store):
     entry = pushed("x")
     before = store.entries_path.read_bytes()
     assert inbox.mark_read(store, entry["id"], now_ms=1234) == 1234
-    assert json.loads(store.read_state_path.read_text()) == {"version": 1,
-                                                              "read": {entry["id"]: 1234}}
+    assert json.loads(store.read_state_path.read_text()) == {
+        "version": 2, "segments": [], "unread": {}, "read": {entry["id"]: 1234}}
     assert store.entries_path.read_bytes() == before and b"readAt" not in before
     with pytest.raises(NotFound):
         inbox.mark_read(store, "inbox-0000000000001-00000000", now_ms=1)
@@ -144,7 +144,7 @@ def test_a_corrupt_read_state_is_reported_and_never_locks_the_inbox(pushed, stor
     kept = store.directory / "read-state.json.corrupt-20251130T090000Z"
     assert result == {"marked": 1, "total": 1, "unread": 0, "setAside": str(kept)}
     assert kept.read_text() == "{broken"
-    assert inbox.load_read_state(store) == {first: 1764493200000}
+    assert inbox.read_marks(store) == {first: 1764493200000}
     store.read_state_path.write_text("{again")
     assert inbox.mark_all_read(store, now_ms=1764493200000)["setAside"] == str(kept) + "-2"
 
@@ -154,7 +154,7 @@ def test_mark_all_read_snapshot_and_authoritative_count(pushed, store, ws):
     inbox.mark_read(store, ids[0], now_ms=1)
     result = inbox.mark_all_read(store, now_ms=99)
     assert result == {"marked": 3, "total": 4, "unread": 0}
-    state = inbox.load_read_state(store)
+    state = inbox.read_marks(store)
     assert state[ids[0]] == 1 and all(state[i] == 99 for i in ids[1:])
     late = pushed("late", minutes=9)["id"]
     assert inbox.counts(store) == {"total": 5, "unread": 1}
@@ -196,7 +196,7 @@ def test_item_52_delete_drops_the_mark_keeps_malformed_lines_and_no_temp(pushed,
     assert lines[1] == b"{malformed" and len(lines) == 3
     assert [json.loads(lines[i])["id"] for i in (0, 2)] == [a, c]
     assert store.entries_path.stat().st_ino != old_ino  # replaced atomically
-    assert inbox.load_read_state(store) == {c: 3}
+    assert inbox.read_marks(store) == {c: 3}
     assert not [p for p in store.directory.iterdir() if p.name.startswith(".tmp-")]
     with pytest.raises(NotFound):
         inbox.delete(store, b)

@@ -35,7 +35,8 @@ def test_registered_families_match_the_contract():
                   "runtime.turn.error"),
         "inbox": ("inbox.received",),
         "news": ("news.ingested",),
-        "harness": ("harness.upgraded", "harness.recovered", "harness.config.changed"),
+        "harness": ("harness.upgraded", "harness.recovered", "harness.config.changed",
+                    "harness.source.upgraded"),
         "stickers": ("stickers.imported", "stickers.applied", "stickers.recovered"),
     }
     assert journal.family_of("runtime.turn.tool") == "agent"
@@ -166,6 +167,37 @@ def test_counts_index_extends_incrementally_and_is_rebuilt_when_stale():
     assert journal.read_page(1)["total"] == 1
     index.write_text("{corrupt")
     assert journal.read_page(1)["total"] == 1
+
+
+def test_the_recorder_keeps_the_counts_index_in_step(monkeypatch):
+    """Each append extends an index that was current, so the first page after
+    many appends reads no fact twice; an index that is behind is left alone."""
+    for i in range(6):
+        journal.record("runtime.turn.text" if i % 3 else "inbox.received", {"i": i}, now=NOW)
+    index = counts_mod.counts_path(journal.journal_path())
+    data = json.loads(index.read_text())
+    assert data["size"] == journal.journal_path().stat().st_size   # no read happened
+    assert data["types"] == {"inbox.received": 2, "runtime.turn.text": 4}
+    read_from = []
+    real = counts_mod._load
+
+    def spy(*args):
+        counts = real(*args)
+        read_from.append(counts.size)
+        return counts
+
+    monkeypatch.setattr(counts_mod, "_load", spy)
+    assert journal.read_page(1)["total"] == 6
+    assert read_from == [data["size"]]            # nothing to extend: O(page)
+    # an index that is behind the file (a fact appended by hand) stays behind
+    with open(journal.journal_path(), "ab") as fh:
+        fh.write(b'{"seq":7,"ts":"2026-11-30T09:00:00Z","type":"runtime.started","payload":{}}\n')
+    journal.record("runtime.stopped", {}, now=NOW)
+    assert json.loads(index.read_text())["size"] == data["size"]
+    monkeypatch.setattr(counts_mod, "_load", real)
+    page = journal.read_page(1)
+    assert page["total"] == 8 and page["lastSeq"] == 8
+    assert json.loads(index.read_text())["size"] == journal.journal_path().stat().st_size
 
 
 def test_counts_stop_at_a_torn_tail_and_resume_after_repair():

@@ -377,14 +377,14 @@ def test_without_a_runner_nothing_is_admitted(sched, monkeypatch):
 
 
 def test_37_an_agent_that_cannot_run_headless_is_skipped_without_a_cursor(sched, monkeypatch):
-    import dataclasses
+    from openalice.core import records
 
     from openalice import agents
     from openalice.agents.claude import ClaudeAdapter
 
     class ChatOnly(ClaudeAdapter):
         name = "chat-only"
-        capabilities = dataclasses.replace(ClaudeAdapter.capabilities, headless=False)
+        capabilities = records.replace(ClaudeAdapter.capabilities, headless=False)
 
     real = agents.get_adapter
     monkeypatch.setattr(agents, "get_adapter", lambda name: ChatOnly() if name == "chat-only" else real(name))

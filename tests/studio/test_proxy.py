@@ -322,3 +322,174 @@ def test_an_absolute_form_request_target_is_refused(upstream, running_proxy):
     host = publish(upstream["http"])
     status, _h, _b = raw_request(server.port, f"GET http://{host}/small HTTP/1.1\r\nHost: {host}\r\n\r\n")
     assert status == 400
+
+
+# -- the wire: framing, reuse, refusals ----------------------------------------------------------------
+
+def test_upstream_connections_are_kept_alive_and_pooled_across_clients(upstream, running_proxy):
+    server = running_proxy()
+    host = publish(upstream["http"])
+    first = request(server.port, host, path="/peer")[2]
+    # Once that client has gone, its upstream connection waits in the pool; the next client
+    # connection (request() opens one each time) reuses it.
+    wait_until(lambda: server.pool.idle(("127.0.0.1", upstream["http"])) == 1, what="the pooled connection")
+    assert request(server.port, host, path="/peer")[2] == first
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+    try:
+        wait_until(lambda: server.pool.idle(("127.0.0.1", upstream["http"])) == 1, what="the pooled connection")
+        for _ in range(3):
+            conn.request("GET", "/peer", headers={"Host": host})
+            assert conn.getresponse().read() == first
+    finally:
+        conn.close()
+
+
+def test_pipelined_requests_are_answered_in_order(upstream, running_proxy):
+    server = running_proxy()
+    host = publish(upstream["http"])
+    one = f"GET /small HTTP/1.1\r\nHost: {host}\r\n\r\n"
+    two = f"GET /landed HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+        sock.sendall((one + two).encode())
+        reader = sock.makefile("rb")
+        bodies = []
+        for _ in range(2):
+            assert reader.readline().startswith(b"HTTP/1.1 200")
+            length = None
+            while (line := reader.readline()) != b"\r\n":
+                name, _, value = line.decode().partition(":")
+                if name.lower() == "content-length":
+                    length = int(value)
+            bodies.append(reader.read(length))
+        assert bodies == [b"hello from the toy studio\n", b"landed"]
+        assert reader.read() == b""      # closed after the second, as asked
+
+
+def test_an_http_1_0_client_gets_a_close_delimited_body(upstream, running_proxy):
+    server = running_proxy()
+    host = publish(upstream["http"])
+    size = 300 * 1024
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+        sock.sendall(f"GET /stream?bytes={size} HTTP/1.0\r\nHost: {host}\r\n\r\n".encode())
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 200") and b"transfer-encoding" not in head.lower()
+    assert body == b"y" * size
+
+
+def test_small_and_large_chunked_bodies_pass_whole(upstream, running_proxy):
+    server = running_proxy()
+    host = publish(upstream["http"])
+    for size in (1, 100, 65536, 65537, 3 * 65536 + 17):
+        status, headers, body = request(server.port, host, path=f"/stream?bytes={size}")
+        assert status == 200 and body == b"y" * size, size
+    upload = b"z" * (300 * 1024)
+    head = (f"POST /echo HTTP/1.1\r\nHost: {host}\r\nTransfer-Encoding: chunked\r\n\r\n"
+            f"{len(upload):x};ext=1\r\n").encode("latin-1")
+    status, _h, answer = raw_request(server.port, head.decode("latin-1"), upload + b"\r\n0\r\nX-Trailer: "
+                                     + CANARY.encode() + b"\r\n\r\n")
+    seen = json.loads(answer)
+    assert status == 200 and seen["bodyLength"] == len(upload) and CANARY not in json.dumps(seen)
+
+
+def test_expect_100_continue(upstream, running_proxy):
+    server = running_proxy()
+    host = publish(upstream["http"])
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+        sock.sendall(f"PUT /echo HTTP/1.1\r\nHost: {host}\r\nContent-Length: 5\r\nExpect: 100-continue\r\n"
+                     "Connection: close\r\n\r\n".encode())
+        reader = sock.makefile("rb")
+        assert reader.readline() == b"HTTP/1.1 100 Continue\r\n" and reader.readline() == b"\r\n"
+        sock.sendall(b"hello")
+        response = http.client.HTTPResponse(sock)
+        response.fp = reader
+        response.begin()
+        assert response.status == 200 and json.loads(response.read())["body"] == "hello"
+
+
+@pytest.mark.parametrize("head, status", [
+    ("GET /small HTTP/1.1\r\nHost: {host}\r\nAuthorization : " + CANARY + "\r\n\r\n", 400),   # space before ':'
+    ("GET /small HTTP/1.1\r\nHost: {host}\r\nX-Folded: a\r\n b\r\n\r\n", 400),                  # obsolete folding
+    ("GET /small HTTP/1.1\r\nHost: {host}\r\nHost: {host}\r\n\r\n", 400),                      # two Hosts
+    ("POST /echo HTTP/1.1\r\nHost: {host}\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd", 400),
+    ("POST /echo HTTP/1.1\r\nHost: {host}\r\nContent-Length: -1\r\n\r\n", 400),
+    ("GET /small HTTP/2.0\r\nHost: {host}\r\n\r\n", 505),
+    ("GET /small\r\nHost: {host}\r\n\r\n", 400),
+    ("GET /sm all HTTP/1.1\r\nHost: {host}\r\n\r\n", 400),
+    ("GET /small HTTP/1.1\r\nHost: {host}\r\nX-Big: " + "a" * (70 * 1024) + "\r\n\r\n", 431),
+])
+def test_malformed_heads_are_refused_and_never_forwarded(upstream, running_proxy, head, status):
+    server = running_proxy()
+    host = publish(upstream["http"])
+    got, headers, body = raw_request(server.port, head.format(host=host))
+    assert got == status, body
+    assert headers.get("connection") == "close" and CANARY.encode() not in body
+
+
+def _raw_upstream(answers: list[bytes]):
+    """A one-connection-at-a-time upstream that sends each canned answer and closes (no
+    'Connection: close'): the proxy must notice, and retry a body-less request once."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    seen = []
+
+    def serve():
+        for answer in answers:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            with conn:
+                data = b""
+                while b"\r\n\r\n" not in data:
+                    chunk = conn.recv(65536)
+                    if not chunk:
+                        break
+                    data += chunk
+                seen.append(data)
+                conn.sendall(answer)
+                conn.shutdown(socket.SHUT_WR)
+
+    threading.Thread(target=serve, daemon=True).start()
+    return listener, seen
+
+
+def test_a_kept_upstream_connection_the_app_closed_is_retried_once(running_proxy):
+    answer = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+    listener, seen = _raw_upstream([answer, answer])
+    try:
+        server = running_proxy()
+        host = publish(listener.getsockname()[1])
+        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+        for _ in range(2):
+            conn.request("GET", "/", headers={"Host": host})
+            response = conn.getresponse()
+            assert (response.status, response.read()) == (200, b"ok")
+        conn.close()
+        assert len(seen) == 2
+    finally:
+        listener.close()
+
+
+def test_a_close_delimited_answer_is_re_chunked_for_http_1_1(running_proxy):
+    listener, _seen = _raw_upstream([b"HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\n" + b"w" * 100_000])
+    try:
+        server = running_proxy()
+        host = publish(listener.getsockname()[1])
+        status, headers, body = request(server.port, host, path="/")
+        assert status == 200 and headers["transfer-encoding"] == "chunked" and body == b"w" * 100_000
+    finally:
+        listener.close()
+
+
+def test_garbage_from_the_upstream_is_a_502(running_proxy):
+    listener, _seen = _raw_upstream([b"SMTP ready\r\n\r\n"])
+    try:
+        server = running_proxy()
+        host = publish(listener.getsockname()[1])
+        assert request(server.port, host, path="/")[0] == 502
+    finally:
+        listener.close()

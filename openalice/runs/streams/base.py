@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import json
 from collections import deque
-from dataclasses import dataclass
+
+from openalice.core.records import record_class
 
 __all__ = [
     "MAX_BLOCKS", "TEXT_LIMIT", "VALUE_LIMIT", "NAME_LIMIT", "JOURNAL_TEXT_LIMIT", "SCHEMA_VERSION",
@@ -42,7 +43,7 @@ _HUGE = 1e18
 _MISSING = object()
 
 
-@dataclass(frozen=True, slots=True)
+@record_class(frozen=True)
 class TurnEvent:
     """One new piece of a turn, for the activity journal (no tool I/O).
 

@@ -1,0 +1,70 @@
+"""core.records: the small part of dataclasses the read paths use, without inspect."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from openalice.core.records import asdict, field, fields_of, record_class, replace
+
+
+@record_class(frozen=True)
+class Point:
+    x: int
+    y: int = 0
+    tags: list = field(default_factory=list)
+    note: str = field(default="", compare=False, repr=False)
+
+
+@record_class
+class Counter:
+    n: int = 0
+
+
+@record_class(frozen=True)
+class Point3(Point):
+    z: int = 0
+
+
+def test_init_repr_eq_hash_and_frozen():
+    p = Point(1, tags=["a"])
+    assert (p.x, p.y, p.tags, p.note) == (1, 0, ["a"], "")
+    assert repr(p) == "Point(x=1, y=0, tags=['a'])"
+    assert p == Point(1, 0, ["a"], note="ignored by eq") and p != Point(2)
+    assert Point(1).tags is not Point(1).tags            # a fresh default each time
+    assert hash(Point(1, 2, ())) == hash(Point(1, 2, ()))
+    with pytest.raises(AttributeError):
+        p.x = 5
+    with pytest.raises(TypeError):
+        Point()                                           # x has no default
+    c = Counter()
+    c.n += 1
+    assert c == Counter(1) and Counter.__hash__ is None   # mutable: unhashable, like a dataclass
+    assert Point(1) != (1, 0, [])                         # another class is never equal
+
+
+def test_subclass_asdict_replace_fields():
+    p = Point3(1, 2, z=3)
+    assert fields_of(p) == ("x", "y", "tags", "note", "z")
+    assert asdict(p) == {"x": 1, "y": 2, "tags": [], "note": "", "z": 3}
+    assert replace(p, z=4) == Point3(1, 2, z=4) and p.z == 3
+    with pytest.raises(TypeError):
+        replace(p, nope=1)
+
+
+def test_a_field_without_default_after_one_with_a_default_is_refused():
+    with pytest.raises(TypeError):
+        @record_class
+        class Bad:
+            a: int = 1
+            b: int
+
+
+def test_importing_it_does_not_import_dataclasses_or_inspect():
+    repo = str(Path(__file__).resolve().parents[2])
+    code = (f"import sys; sys.path.insert(0, {repo!r}); import openalice.core.records; "
+            "print(sorted(m for m in ('dataclasses', 'inspect', 'typing') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[]"

@@ -1,0 +1,164 @@
+"""The modules each read verb imports, pinned (as `--help`'s are in test_tools.py).
+
+A read verb is what the web gateway and scripts call per request, so its
+start-up is its cost: these verbs (bench/read_verbs.py, the list
+bench/bench_startup.py times) run against a real home built with the tools,
+and each must import exactly the openalice modules listed here and none of the
+standard-library modules that cost start-up time (argparse and what it pulls
+in, dataclasses/inspect, typing, tempfile, threading, subprocess, hashlib...).
+A new import on a read path fails this test: make it lazy (with a
+``# lazy: <reason>`` comment) or, if the verb needs it, add it here.
+"""
+
+import importlib.util
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import REPO, tool_path
+
+_spec = importlib.util.spec_from_file_location("read_verbs", REPO / "bench" / "read_verbs.py")
+read_verbs = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(read_verbs)
+
+#: Always there once a verb runs: the runner, the dispatcher, the quick parser, errors, output.
+COMMON = {"openalice", "openalice.cli", "openalice.cli._run", "openalice.cli._dispatch",
+          "openalice.cli._args", "openalice.core", "openalice.core.errors", "openalice.core.output"}
+
+#: Standard-library modules no read verb may load (each costs a read verb's start-up).
+HEAVY = {"argparse", "gettext", "locale", "shutil", "dataclasses", "inspect", "ast", "typing",
+         "tempfile", "random", "threading", "subprocess", "hashlib", "secrets", "difflib",
+         "importlib.resources", "socket", "signal", "email", "uuid"}
+
+#: Where a verb needs one of them (the issue reader's zones; readiness asks shutil.which).
+ALLOWED = {"alice-schedule health --json": {"shutil"}}
+
+PINNED = {
+    'alice workspace list --json':
+        "cli.alice cli.alice_workspace core.flock core.fs core.homes core.locks core.paths "
+        "core.records workspaces workspaces.access workspaces.registry",
+    'alice workspace show ws0 --json':
+        "cli.alice cli.alice_workspace core.flock core.fs core.homes core.locks core.paths "
+        "core.records workspaces workspaces.access workspaces.registry",
+    'alice issue list':
+        "cli.alice cli.alice_issue core.clock core.cron core.flock core.frontmatter core.fs "
+        "core.homes core.locks core.paths core.records core.zones issues issues.board "
+        "issues.declaration issues.reader issues.schedule issues.views workspaces "
+        "workspaces.access workspaces.registry",
+    'alice issue list --json':
+        "cli.alice cli.alice_issue core.clock core.cron core.flock core.frontmatter core.fs "
+        "core.homes core.locks core.paths core.records core.zones issues issues.board "
+        "issues.declaration issues.reader issues.schedule issues.views workspaces "
+        "workspaces.access workspaces.registry",
+    'alice issue show {ISSUE} --json':
+        "cli.alice cli.alice_issue core.clock core.cron core.flock core.frontmatter core.fs "
+        "core.homes core.locks core.paths core.records core.zones issues issues.comments "
+        "issues.declaration issues.reader issues.schedule issues.views workspaces "
+        "workspaces.access workspaces.registry",
+    'alice issue board --json':
+        "cli.alice cli.alice_issue core.clock core.cron core.flock core.frontmatter core.fs "
+        "core.homes core.locks core.paths core.records core.zones issues issues.board "
+        "issues.declaration issues.reader issues.schedule issues.views workspaces "
+        "workspaces.access workspaces.registry",
+    'alice-inbox list --json':
+        "cli.inbox cli.inbox_verbs core.flock core.fs core.homes core.jsonl core.locks "
+        "core.paths core.records inbox inbox.files inbox.push inbox.query inbox.readstate "
+        "inbox.references inbox.store",
+    'alice-inbox list --limit 20':
+        "cli.inbox cli.inbox_verbs core.clock core.flock core.fs core.homes core.jsonl "
+        "core.locks core.paths core.records inbox inbox.files inbox.push inbox.query "
+        "inbox.readstate inbox.references inbox.store",
+    'alice-inbox count --json':
+        "cli.inbox cli.inbox_verbs core.flock core.fs core.homes core.jsonl core.locks "
+        "core.paths core.records inbox inbox.files inbox.push inbox.query inbox.readstate "
+        "inbox.references inbox.store",
+    'alice-inbox show {ENTRY} --json':
+        "cli.inbox cli.inbox_verbs core.flock core.fs core.homes core.jsonl core.locks "
+        "core.paths core.records inbox inbox.files inbox.push inbox.query inbox.readstate "
+        "inbox.references inbox.store workspaces workspaces.access workspaces.registry",
+    'alice journal':
+        "cli.alice cli.alice_journal core.flock core.fs core.homes core.jsonl core.locks "
+        "core.paths core.records journal journal.counts journal.reader journal.recorder "
+        "journal.registry",
+    'alice journal --json':
+        "cli.alice cli.alice_journal core.flock core.fs core.homes core.jsonl core.locks "
+        "core.paths core.records journal journal.counts journal.reader journal.recorder "
+        "journal.registry",
+    'alice journal --after-seq {SEQ} --json':
+        "cli.alice cli.alice_journal core.flock core.fs core.homes core.jsonl core.locks "
+        "core.paths core.records journal journal.counts journal.reader journal.recorder "
+        "journal.registry",
+    'alice-schedule runs --json':
+        "cli.schedule cli.schedule_runs core.clock core.flock core.fs core.homes core.jsonl "
+        "core.locks core.paths core.records runs runs.tasks",
+    'alice-schedule health --json':
+        "agents agents.base agents.claude agents.registry cli.schedule cli.schedule_health "
+        "core.clock core.cron core.flock core.frontmatter core.fs core.homes core.jsonl "
+        "core.locks core.paths core.records core.secrets core.tools core.zones credentials "
+        "credentials.vault credentials.wires issues issues.declaration issues.reader models "
+        "models.semantics preferences preferences.settings runs runs.tasks schedule "
+        "schedule.address schedule.cursors schedule.due schedule.health schedule.readiness "
+        "sessions sessions.resolve sessions.store workspaces workspaces.access "
+        "workspaces.registry",
+    'harness-adapter list --json':
+        "adapters adapters.catalog adapters.effective adapters.envfile adapters.invoke "
+        "adapters.models adapters.state cli.adapter cli.adapter_verbs core.clock "
+        "core.ecma_regex core.flock core.fs core.homes core.locks core.paths core.records "
+        "core.redact core.resources core.schema core.secrets",
+    'alice session list --json':
+        "cli.alice cli.alice_session core.clock core.flock core.fs core.homes core.locks "
+        "core.paths core.records sessions sessions.resolve sessions.store workspaces "
+        "workspaces.access workspaces.registry",
+    'alice settings show --json':
+        "cli.alice cli.alice_settings core.flock core.fs core.homes core.locks core.paths "
+        "core.records core.secrets preferences preferences.settings workspaces "
+        "workspaces.access workspaces.registry",
+    'alice credential list --json':
+        "cli.alice cli.alice_credential core.clock core.flock core.fs core.homes core.locks "
+        "core.paths core.secrets credentials credentials.vault credentials.wires",
+    'alice models list --json':
+        "cli.alice cli.alice_models core.clock core.flock core.fs core.homes core.locks "
+        "core.paths core.records core.resources core.secrets credentials credentials.catalog "
+        "credentials.vault credentials.wires models models.semantics",
+}
+
+
+@pytest.fixture(scope="module")
+def state(tmp_path_factory):
+    import os
+
+    base = tmp_path_factory.mktemp("read-verbs")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env.update(OPENALICE_HOME=str(base / "home"), HARNESS_HOME=str(base / "harness"),
+               HOME=str(base))
+    values = read_verbs.build_state(base, env, lambda name: [tool_path(name)])
+    return base, env, values
+
+
+_MODULE = {"alice": "alice", "alice-inbox": "inbox", "alice-schedule": "schedule",
+           "harness-adapter": "adapter"}
+
+
+@pytest.mark.parametrize("tool,argv,where", read_verbs.READ_VERBS,
+                         ids=[" ".join([t, *a]) for t, a, _ in read_verbs.READ_VERBS])
+def test_a_read_verb_imports_only_its_pinned_modules(state, tool, argv, where):
+    base, env, values = state
+    key = " ".join([tool, *argv])
+    code = ("import sys, io\nbefore = set(sys.modules)\nreal, sys.stdout = sys.stdout, io.StringIO()\n"
+            f"from openalice.cli.{_MODULE[tool]} import main\ncode = main(sys.argv[1:])\n"
+            "sys.stdout = real\nprint(code)\nprint(sorted(set(sys.modules) - before))")
+    r = subprocess.run([sys.executable, "-c", code, *read_verbs.fill(argv, values)], env=env,
+                       capture_output=True, text=True,
+                       cwd=values["workspace"] if where == "workspace" else str(base))
+    assert r.returncode == 0, r.stderr
+    status, loaded = r.stdout.splitlines()[:2]
+    assert status == "0", r.stderr
+    loaded = set(eval(loaded))  # a printed list of module names
+    ours = {m for m in loaded if m.startswith("openalice")} - COMMON
+    assert ours == {f"openalice.{m}" for m in PINNED[key].split()}, key
+    assert not (loaded & HEAVY) - ALLOWED.get(key, set()), sorted(loaded & HEAVY)
+
+
+def test_every_listed_read_verb_is_pinned():
+    assert set(PINNED) == {" ".join([t, *a]) for t, a, _ in read_verbs.READ_VERBS}
