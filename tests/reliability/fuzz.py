@@ -58,6 +58,7 @@ def prepare(base: Path) -> tuple[Machine, dict]:
     ok("alice-inbox", "mark-all-read")
     ok("alice-schedule", "scan", "--capacity", "10", ALICE_NOW="2026-11-30T11:00:00Z")
     ok("alice-harness", "studio", "status", "--workspace", "reliability")
+    ok("alice", "journal", "--json")        # the journal's counts index
     m.enter()
     _studio_state(m, 1)
     catalog = m.ws / "catalog.json"
@@ -95,6 +96,9 @@ def targets(ids: dict) -> list[Target]:
                "json"),
         Target("journal", oa("state", "agent-runtime.jsonl"), [("alice", "journal", "--json")],
                "jsonl"),
+        Target("journal counts index", oa("state", "agent-runtime.counts.json"),
+               [("alice", "journal", "--json"), ("alice", "journal", "--after-seq", "1", "--json")],
+               "json"),
         Target("cursor", oa("state", "schedule", "cursors", "reliability", "target.json"),
                [("alice-schedule", "health", "--json")], "json"),
         Target("scan cache", oa("state", "schedule", "scan-cache.marshal"),
