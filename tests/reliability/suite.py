@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -52,6 +53,51 @@ ZERO = ("torn files", "leftovers after the next writer", "leaks", "outside bytes
 
 # -- kill -9 across a writer ----------------------------------------------------------------
 
+
+class _ForkServer:
+    """The writer's fork server (:mod:`tests.reliability.writer_loop`), warm."""
+
+    def __init__(self, process: subprocess.Popen) -> None:
+        self.process = process
+
+    def _ask(self, command: str) -> int:
+        self.process.stdin.write(command + "\n")
+        self.process.stdin.flush()
+        return int(self.process.stdout.readline())
+
+    def kill_one(self, first_step: int, delay: float) -> int:
+        """Fork a child running steps from ``first_step``, SIGKILL it after
+        ``delay`` seconds; its wait status."""
+        pid = self._ask(f"go {first_step}")
+        time.sleep(delay)
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        return self._ask(f"reap {pid}")
+
+
+@contextmanager
+def _fork_server(machine: Machine, writer_name: str):
+    process = subprocess.Popen([sys.executable, "-m", "tests.reliability.writer_loop",
+                                str(machine.base), writer_name], cwd=REPO, env=machine.env(),
+                               text=True, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+    try:
+        ready = process.stdout.readline().strip()
+        assert ready == "ready", f"{writer_name}: the writer did not start: {process.stderr.read()}"
+        yield _ForkServer(process)
+        process.stdin.write("quit\n")
+        process.stdin.flush()
+        process.wait(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        for stream in (process.stdin, process.stdout, process.stderr):
+            stream.close()
+
+
 def kill_writer(entry: Writer, base: Path, *, kills: int, seed: int = 16,
                 check_every: int = 10, max_delay: float = 0.06) -> Figures:
     """SIGKILL ``entry``'s writer ``kills`` times at random moments; after each
@@ -63,26 +109,10 @@ def kill_writer(entry: Writer, base: Path, *, kills: int, seed: int = 16,
     rng = random.Random(seed)
     machine = Machine(base).create(entry.template)
     entry.setup(machine)
-    server = subprocess.Popen([sys.executable, "-m", "tests.reliability.writer_loop", str(base),
-                               entry.name], cwd=REPO, env=machine.env(), text=True,
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE)
-    try:
-        ready = server.stdout.readline().strip()
-        assert ready == "ready", f"{entry.name}: the writer did not start: {server.stderr.read()}"
+    with _fork_server(machine, entry.name) as server:
         seen_temps: set = set()
         for k in range(kills):
-            server.stdin.write(f"go {k * 100_000}\n")
-            server.stdin.flush()
-            pid = int(server.stdout.readline())
-            time.sleep(rng.uniform(0.0, max_delay))
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            server.stdin.write(f"reap {pid}\n")
-            server.stdin.flush()
-            status = int(server.stdout.readline())
+            status = server.kill_one(k * 100_000, rng.uniform(0.0, max_delay))
             if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL:
                 figures.add("kills")
             else:
@@ -94,15 +124,6 @@ def kill_writer(entry: Writer, base: Path, *, kills: int, seed: int = 16,
             figures.add("torn files", len(broken), note="; ".join(broken[:3]))
             if check_every and (k + 1) % check_every == 0:
                 _next_commands(machine, entry, figures)
-        server.stdin.write("quit\n")
-        server.stdin.flush()
-        server.wait(timeout=60)
-    finally:
-        if server.poll() is None:
-            server.kill()
-            server.wait()
-        for stream in (server.stdin, server.stdout, server.stderr):
-            stream.close()
     figures.add("temps still there before the next writer", len(machine.temps()))
     once = subprocess.run([sys.executable, "-m", "tests.reliability.writer_loop", str(base),
                            entry.name, "--once"], cwd=REPO, env=machine.env(ALICE_NOW=clock()),
@@ -155,23 +176,9 @@ def secret_kill_then_remove(base: Path, *, max_kills: int, wanted: int = 3, seed
     rng = random.Random(seed)
     machine = Machine(base).create()
     secrets = (CANARY, ADAPTER_CANARY)
-    server = subprocess.Popen([sys.executable, "-m", "tests.reliability.writer_loop", str(base),
-                               SECRET_WRITES.name], cwd=REPO, env=machine.env(), text=True,
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        assert server.stdout.readline().strip() == "ready", server.stderr.read()
+    with _fork_server(machine, SECRET_WRITES.name) as server:
         for k in range(max_kills):
-            server.stdin.write(f"go {k}\n")
-            server.stdin.flush()
-            pid = int(server.stdout.readline())
-            time.sleep(rng.uniform(0.0, 0.05))
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            server.stdin.write(f"reap {pid}\n")
-            server.stdin.flush()
-            server.stdout.readline()
+            server.kill_one(k, rng.uniform(0.0, 0.05))
             figures.add("kills")
             copies = [p for p in machine.temps()
                       if any(s.encode() in p.read_bytes() for s in secrets)]
@@ -179,15 +186,6 @@ def secret_kill_then_remove(base: Path, *, max_kills: int, wanted: int = 3, seed
                 figures.add("kills that left a temp copy of a key")
                 if figures["kills that left a temp copy of a key"] >= wanted:
                     break
-        server.stdin.write("quit\n")
-        server.stdin.flush()
-        server.wait(timeout=60)
-    finally:
-        if server.poll() is None:
-            server.kill()
-            server.wait()
-        for stream in (server.stdin, server.stdout, server.stderr):
-            stream.close()
     figures.add("temp copies of a key before remove", sum(
         1 for p in machine.temps() if any(s.encode() in p.read_bytes() for s in secrets)))
     for argv in (("alice", "credential", "remove", "k1"),
