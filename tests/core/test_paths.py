@@ -1,9 +1,6 @@
 """core.paths: the homes, and Root, the one walk below a root directory."""
 
 import os
-import subprocess
-import sys
-import textwrap
 
 import pytest
 
@@ -170,51 +167,21 @@ def test_a_parent_swapped_after_its_open_still_reads_the_directory_it_opened(roo
     assert read(root, "reports/a.md") == b"# A\n"
 
 
-SWAPPER = textwrap.dedent("""
-    import os, sys
-    root, outside = sys.argv[1], sys.argv[2]
-    real, moved = os.path.join(root, "reports"), os.path.join(root, "reports.real")
-
-    def step(action, *args):
-        try:
-            action(*args)
-        except OSError:
-            pass  # each step repairs what a failed one left
-
-    print("ready", flush=True)
-    while True:
-        step(os.rename, real, moved)       # the directory goes away...
-        step(os.symlink, outside, real)    # ...a link out of the root takes its place...
-        step(os.unlink, real)
-        step(os.rename, moved, real)       # ...and the directory comes back
-""")
-
-
 def race(root, outside, reader, attempts: int) -> dict:
-    """``reader(root, rel)`` ``attempts`` times while another process swaps the
-    parent directory for a link out of the root and back, in a loop."""
-    swapper = subprocess.Popen([sys.executable, "-c", SWAPPER, str(root), str(outside)],
-                               stdout=subprocess.PIPE, text=True)
+    """``reader(root, rel)`` ``attempts`` times (more until both sides of the swap
+    were seen) while another process swaps the parent directory for a link out
+    of the root and back, in a loop (the reliability suite's swapper)."""
+    from tests.reliability.suite import parent_swapped, race_attempts
+
     counts = {"inside": 0, "outside": 0, "refused": 0}
-    try:
-        assert swapper.stdout.readline().strip() == "ready"
-        done = 0
-        # At least ``attempts`` reads, and more (up to 20 times as many) until
-        # both sides of the swap were seen: on a loaded machine the swapper
-        # may sit in one state for a while.
-        while done < attempts or (not (counts["inside"] and counts["refused"])
-                                  and done < 20 * attempts):
-            done += 1
+    with parent_swapped(root, outside):
+        for _ in race_attempts(attempts, lambda: counts["inside"] and counts["refused"]):
             try:
                 data = reader(root, "reports/a.md")
             except (PathEscape, FileNotFoundError, InvalidInput):
                 counts["refused"] += 1
                 continue
             counts["outside" if b"OUTSIDE" in data else "inside"] += 1
-    finally:
-        swapper.kill()
-        swapper.wait()
-        swapper.stdout.close()
     return counts
 
 

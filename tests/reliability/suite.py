@@ -299,15 +299,39 @@ def step(action, *args):
     try:
         action(*args)
     except OSError:
-        pass
+        pass  # each step repairs what a failed one left
 
 print("ready", flush=True)
 while True:
-    step(os.rename, real, moved)
-    step(os.symlink, outside, real)
+    step(os.rename, real, moved)       # the directory goes away...
+    step(os.symlink, outside, real)    # ...a link out of the root takes its place...
     step(os.unlink, real)
-    step(os.rename, moved, real)
+    step(os.rename, moved, real)       # ...and the directory comes back
 """
+
+
+@contextmanager
+def parent_swapped(root: Path, outside: Path):
+    """While the block runs, another process swaps ``root/reports`` for a link
+    to ``outside`` and back, in a loop."""
+    swapper = subprocess.Popen([sys.executable, "-c", SWAPPER, str(root), str(outside)],
+                               stdout=subprocess.PIPE, text=True)
+    try:
+        assert swapper.stdout.readline().strip() == "ready"
+        yield
+    finally:
+        swapper.kill()
+        swapper.wait()
+        swapper.stdout.close()
+
+
+def race_attempts(attempts: int, both_seen):
+    """At least ``attempts`` reads, and more (up to 20 times as many) until
+    ``both_seen()``: on a loaded machine the swapper may sit in one state for a while."""
+    done = 0
+    while done < attempts or (not both_seen() and done < 20 * attempts):
+        done += 1
+        yield done
 
 
 def cat_race(base: Path, *, attempts: int, subprocesses: int = 0) -> Figures:
@@ -325,24 +349,14 @@ def cat_race(base: Path, *, attempts: int, subprocesses: int = 0) -> Figures:
     assert pushed.returncode == 0, pushed.stderr
     entry_id = json.loads(pushed.stdout)["id"]
     machine.enter()
-    swapper = subprocess.Popen([sys.executable, "-c", SWAPPER, str(machine.ws),
-                                str(machine.outside)], stdout=subprocess.PIPE, text=True)
-    try:
-        assert swapper.stdout.readline().strip() == "ready"
-        done = 0
-        while done < attempts or (not (figures["cat: served"] and figures["cat: refused"])
-                                  and done < 20 * attempts):
-            done += 1
+    with parent_swapped(machine.ws, machine.outside):
+        for _ in race_attempts(attempts, lambda: figures["cat: served"] and figures["cat: refused"]):
             code, out, err = run_in_process("alice-inbox", "cat", entry_id, "reports/a.md")
             _judge_cat(figures, code, out, err)
         for _ in range(subprocesses):
             r = subprocess.run([tool_path("alice-inbox"), "cat", entry_id, "reports/a.md"],
                                capture_output=True, text=True, env=machine.env(), cwd=machine.ws)
             _judge_cat(figures, r.returncode, r.stdout, r.stderr)
-    finally:
-        swapper.kill()
-        swapper.wait()
-        swapper.stdout.close()
     return figures
 
 
