@@ -181,10 +181,30 @@ def create_task(record: dict) -> dict:
         for key in ("fire", "slot", "missed"):
             if trigger.get(key) is not None:
                 line[key] = trigger[key]
-    for path in _index_paths(workspace_id, issue_id if isinstance(issue_id, str) else None):
+    paths_ = _index_paths(workspace_id, issue_id if isinstance(issue_id, str) else None)
+    _sweep_unfinished_creations(JsonlFile(paths_[0]))
+    for path in paths_:
         JsonlFile(path).append(line)
     fs.atomic_write_json(tasks_root / task_id / "task.json", rec)
     return rec
+
+
+#: Newest lines of the global index a creation looks at for a killed one.
+UNFINISHED_LOOKBACK = 4
+
+
+def _sweep_unfinished_creations(index) -> None:
+    """A creation killed while writing its record leaves an index line, a
+    directory and a temp file that no one writes again; it is one of the
+    newest lines of the global index, so the next creation looks those up
+    (:func:`find_task` removes the temp of a record that never appeared).
+    O(1): a few lines read backward from the end."""
+    for n, line in enumerate(index.iter_backward()):
+        if n >= UNFINISHED_LOOKBACK:
+            break
+        task_id = line.record.get("taskId")
+        if is_task_id(task_id) and not os.path.lexists(record_path(task_id)):
+            find_task(task_id)
 
 
 def find_task(task_id: str) -> dict | None:
@@ -345,6 +365,11 @@ def effective(record: dict) -> dict:
     reason = _dead_reason(record)
     if reason is None:
         return record
+    if is_task_id(record.get("taskId")):
+        # Its writer (the supervisor, or the scan that never launched it) is
+        # gone and no one writes this record again: a temp file of a write it
+        # was killed in goes now (only a dead writer's, or an old one).
+        fs.sweep_temp_files(task_dir(record["taskId"]), target="task.json")
     return {**record, "status": "interrupted", "interruptionReason": reason}
 
 

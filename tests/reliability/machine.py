@@ -113,7 +113,8 @@ class Machine:
     # -- what is on disk ---------------------------------------------------------------
 
     def roots(self) -> list[Path]:
-        return [self.openalice, self.harness, self.ws]
+        extra = self.base / "from-git"     # a workspace created from a template repository
+        return [self.openalice, self.harness, self.ws] + ([extra] if extra.is_dir() else [])
 
     def files(self):
         for root in self.roots():
@@ -323,6 +324,65 @@ def _stickers(m: Machine, n: int) -> None:
         call("alice-harness", "stickers", "import", str(m.base / "pack"))
 
 
+SOURCE_WS = "from-git"            # the workspace created from a template repository
+_GIT_IDENTITY = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x", "GIT_COMMITTER_NAME": "t",
+                 "GIT_COMMITTER_EMAIL": "t@x", "GIT_CONFIG_NOSYSTEM": "1"}
+
+
+def _source_setup(m: Machine, versions: int = 400) -> None:
+    """A template repository (the toy Studio app) with a chain of versions, and a
+    workspace created from its first one with ``init --from-git``."""
+    env = {**os.environ, **_GIT_IDENTITY}
+    app = REPO / "tests" / "fixtures" / "studio_app"
+    manifest = json.loads((app / "harness.json").read_text())
+    manifest["capabilities"]["studio"]["command"][0] = sys.executable
+    stream = bytearray()
+
+    def blob(path: str, data: bytes) -> None:
+        stream.extend(b"M 100644 inline %s\ndata %d\n%s\n" % (path.encode(), len(data), data))
+
+    for k in range(versions):     # one git fast-import for the whole chain
+        manifest["version"] = f"0.{1 + k // 1000}.{k % 1000}"
+        message = manifest["version"].encode()
+        stream.extend(b"commit refs/heads/main\ncommitter t <t@x> %d +0000\ndata %d\n%s\n"
+                      % (1_700_000_000 + k, len(message), message))
+        if k == 0:
+            for path in sorted(p for p in app.rglob("*") if p.is_file() and p.name != "harness.json"):
+                blob(path.relative_to(app).as_posix(), path.read_bytes())
+        blob("harness.json", (json.dumps(manifest, indent=2) + "\n").encode())
+        blob("NEWS.md", f"# {manifest['version']}\n\n- change {k}\n".encode())
+    bare = m.base / "template.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(bare)], env=env, check=True)
+    subprocess.run(["git", "-C", str(bare), "fast-import", "--quiet"], input=bytes(stream), env=env,
+                   check=True)
+    chain = subprocess.run(["git", "-C", str(bare), "rev-list", "--reverse", "main"], env=env, check=True,
+                           capture_output=True, text=True).stdout.split()
+    (m.base / "source-chain.json").write_text(json.dumps(chain))
+    r = m.cli("alice", "workspace", "init", str(m.base / SOURCE_WS), "--from-git",
+              f"{m.base / 'template.git'}@{chain[0]}", "--label", SOURCE_WS, **_GIT_IDENTITY)
+    assert r.returncode == 0, r.stderr
+
+
+def _source_upgrade(m: Machine, n: int) -> None:
+    """``alice-harness source preview --to`` a later version, then ``apply`` it (a git
+    merge and the receipt, under the checkout lease); a killed apply is recovered
+    by the next one."""
+    os.environ.update(_GIT_IDENTITY)
+    chain = json.loads((m.base / "source-chain.json").read_text())
+    to = chain[min(n // 100_000 + n % 100_000 + 1, len(chain) - 1)]
+    code, out, err = run_in_process("alice-harness", "source", "preview", "--workspace", SOURCE_WS,
+                                    "--to", to, "--json")
+    if code != 0 or tracebacks(out + err):
+        raise RuntimeError(f"source preview: {err[-2000:]}")
+    plan = json.loads(out)["preview"]
+    if plan["status"] == "current":
+        return
+    code, out, err = run_in_process("alice-harness", "source", "apply", "--workspace", SOURCE_WS,
+                                    "--digest", plan["digest"], "--json")
+    if code != 0 or tracebacks(out + err):
+        raise RuntimeError(f"source apply: {err[-2000:]}")
+
+
 WRITERS: list[Writer] = [
     Writer("issue create", _issue_create,
            after=[("alice", "issue", "list", "--json"), ("alice", "issue", "validate", "--json")]),
@@ -349,6 +409,9 @@ WRITERS: list[Writer] = [
     Writer("sessions", _sessions, after=[("alice", "session", "list", "--json")]),
     Writer("harness transactions", _harness_upgrade, template="chat",
            after=[("alice-harness", "status", "--json"), ("alice-harness", "upgrade", "--json")]),
+    Writer("source upgrades", _source_upgrade, setup=_source_setup,
+           after=[("alice-harness", "source", "preview", "--workspace", SOURCE_WS, "--json"),
+                  ("alice", "workspace", "show", SOURCE_WS, "--json")]),
     Writer("sticker transactions", _stickers, setup=_stickers_setup, template="chat",
            after=[("alice-harness", "stickers", "status", "--json"),
                   ("alice-harness", "stickers", "list", "--json"), ("alice-harness", "status", "--json")]),

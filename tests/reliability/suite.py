@@ -71,7 +71,7 @@ class _ForkServer:
         pid = self._ask(f"go {first_step}")
         time.sleep(delay)
         try:
-            os.kill(pid, signal.SIGKILL)
+            os.killpg(pid, signal.SIGKILL)   # the child and whatever it started (its group)
         except ProcessLookupError:
             pass
         return self._ask(f"reap {pid}")

@@ -39,6 +39,10 @@ def main() -> int:
         if command[0] == "go":
             pid = os.fork()
             if pid == 0:
+                # Its own process group, killed whole: a writer's own children
+                # (git, for the source upgrades) die with it, as under a
+                # service manager, rather than run on into the next writer.
+                os.setpgid(0, 0)
                 devnull = os.open(os.devnull, os.O_WRONLY)
                 os.dup2(devnull, 1)
                 os.dup2(devnull, 2)
@@ -52,6 +56,10 @@ def main() -> int:
                     with open(os.path.join(base, "step-failures.log"), "a") as log:
                         log.write(f"{name} step {n}: {exc!r}\n")
                     os._exit(3)
+            try:
+                os.setpgid(pid, pid)   # as the child does: set before anyone signals the group
+            except OSError:
+                pass
             print(pid, flush=True)
         elif command[0] == "reap":
             _, status = os.waitpid(int(command[1]), 0)

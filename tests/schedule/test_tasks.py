@@ -236,3 +236,43 @@ def test_a_creation_killed_mid_write_leaves_no_temp_once_its_record_is_looked_up
     temp.write_text('{"half": ')
     assert tasks.find_task(record["taskId"]) is None
     assert not temp.exists()
+
+
+def test_the_next_creation_removes_the_temp_of_a_creation_killed_before_its_record(tmp_path):
+    """A killed creation nobody ever looks up again (older than any page a reader
+    asks for) still loses its temp: the next creation looks at the newest lines."""
+    import subprocess
+    import sys
+
+    from openalice.core import fs
+    from openalice.runs import tasks
+
+    killed = tasks.create_task({"workspaceId": "w", "createdAt": "2026-01-01T00:00:00Z"})
+    directory = tasks.task_dir(killed["taskId"])
+    (directory / "task.json").unlink()
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    temp = directory / f"{fs.TEMP_PREFIX}task.json.{child.pid}.{fs._HOST}.00ff00ff"
+    temp.write_text('{"half": ')
+    fs._swept.clear()   # as a fresh process
+    tasks.create_task({"workspaceId": "other", "createdAt": "2026-01-01T00:01:00Z"})
+    assert not temp.exists()
+
+
+def test_a_record_whose_supervisor_died_mid_write_loses_the_temp_once_read(tmp_path):
+    """The supervisor killed while rewriting its record: nobody writes that record
+    again, so reading it (it reads as interrupted) removes the temp file."""
+    import subprocess
+    import sys
+
+    from openalice.core import fs
+    from openalice.runs import tasks
+
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    record = tasks.create_task({"workspaceId": "w", "createdAt": "2026-01-01T00:00:00Z",
+                                "supervisor": {"pid": child.pid}})
+    temp = tasks.task_dir(record["taskId"]) / f"{fs.TEMP_PREFIX}task.json.{child.pid}.{fs._HOST}.00ff00ff"
+    temp.write_text('{"half": ')
+    assert tasks.effective(tasks.find_task(record["taskId"]))["status"] == "interrupted"
+    assert not temp.exists()
