@@ -501,8 +501,8 @@ def staged_dir(target: os.PathLike | str, *, mode: int = 0o755,
         try:
             st = path.lstat()
             owner = _temp_owner(stale)
-            if stat.S_ISDIR(st.st_mode) and (now - st.st_mtime > TEMP_MAX_AGE
-                                              or (owner is not None and _writer_gone(*owner))):
+            gone = owner is not None and _writer_gone(*owner, st.st_mtime)
+            if stat.S_ISDIR(st.st_mode) and (now - st.st_mtime > TEMP_MAX_AGE or gone):
                 shutil.rmtree(path)
         except OSError:
             continue
@@ -786,8 +786,10 @@ def _temp_target(name: str) -> str:
     return body.rsplit(".", 3)[0] if _temp_owner(name) is not None else body.rsplit(".", 1)[0]
 
 
-def _writer_gone(pid: int, host: str) -> bool:
-    """True when the temp's writer ran on this host and no longer runs."""
+def _writer_gone(pid: int, host: str, written: float | None = None) -> bool:
+    """True when the temp's writer ran on this host and no longer runs: no
+    process has its pid, or (Linux) the one that has it now started after the
+    temp was last written (``written``, its mtime), so it is a reused pid."""
     if host != _HOST or pid == os.getpid():
         return False
     try:
@@ -795,8 +797,24 @@ def _writer_gone(pid: int, host: str) -> bool:
     except ProcessLookupError:
         return True
     except OSError:
-        return False  # alive, another user's
-    return False
+        pass  # alive, another user's
+    if written is None:
+        return False
+    started = _process_start(pid)
+    return started is not None and started > written + 2.0   # btime is whole seconds
+
+
+def _process_start(pid: int) -> float | None:
+    """When ``pid`` started (seconds since the epoch), from /proc; None elsewhere."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            raw = fh.read()
+        with open("/proc/stat", "rb") as fh:
+            boot = next(int(line.split()[1]) for line in fh if line.startswith(b"btime "))
+        ticks = int(raw[raw.rfind(b")") + 2:].split()[19])
+        return boot + ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None
 
 
 def _sweep_fd(fd: int, *, older_than: float, now: float, target: str | None = None) -> list[str]:
@@ -819,7 +837,7 @@ def _sweep_fd(fd: int, *, older_than: float, now: float, target: str | None = No
             continue
         owner = _temp_owner(name)
         stale = now - st.st_mtime >= older_than
-        if not stale and not (owner is not None and _writer_gone(*owner)):
+        if not stale and not (owner is not None and _writer_gone(*owner, st.st_mtime)):
             continue
         try:
             os.unlink(name, dir_fd=fd)

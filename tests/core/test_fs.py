@@ -385,3 +385,25 @@ def test_staged_dir_may_replace_an_empty_directory_and_sweeps_a_killed_build(tmp
         with fs.staged_dir(target, replace_empty=True):
             pass
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ws"]
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="needs /proc (Linux)")
+def test_a_temp_whose_pid_now_belongs_to_a_younger_process_is_abandoned(tmp_path):
+    """A pid is reused (32,768 of them on a busy machine): a process that started
+    after the temp was last written cannot be its writer."""
+    import subprocess
+    import sys
+
+    younger = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        reused = tmp_path / f"{fs.TEMP_PREFIX}f.{younger.pid}.{fs._HOST}.00ff00ff"
+        reused.write_text("half")
+        minute_ago = time.time() - 60
+        os.utime(reused, (minute_ago, minute_ago))
+        older = tmp_path / f"{fs.TEMP_PREFIX}g.{os.getppid()}.{fs._HOST}.00ff00ff"
+        older.write_text("in flight")            # its writer (alive, started before it) may still write it
+        removed = fs.sweep_temp_files(tmp_path)
+        assert removed == [reused] and older.exists()
+    finally:
+        younger.kill()
+        younger.wait()
