@@ -46,6 +46,7 @@ __all__ = [
     "locked_update_json", "locked_file", "sweep_temp_files", "fsync_dir",
     "create_exclusive", "remove_file", "move_file", "remove_empty_dir", "ensure_private_dir",
     "open_state_file", "set_aside", "explain_os_error", "staged_dir", "json_type", "loads_json",
+    "sweep_once",
 ]
 
 TEMP_PREFIX = ".tmp-"
@@ -858,6 +859,27 @@ def _sweep_once(directory: Root) -> None:
         return
     _swept.add(key)
     _sweep_fd(directory.fd, older_than=TEMP_MAX_AGE, now=time.time())
+
+
+def sweep_once(directory: os.PathLike | str) -> None:
+    """The next-writer sweep of ``directory`` (once per process), for writers
+    that append rather than replace (``core.jsonl``): they write the directory
+    too, and may be the only writer it has after a kill."""
+    try:
+        st = os.stat(directory)
+    except OSError:
+        return
+    if (st.st_dev, st.st_ino) in _swept:
+        return
+    try:
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return
+    try:
+        _swept.add((st.st_dev, st.st_ino))
+        _sweep_fd(fd, older_than=TEMP_MAX_AGE, now=time.time())
+    finally:
+        os.close(fd)
 
 
 def sweep_temp_files(directory: os.PathLike | str, *, older_than: float = TEMP_MAX_AGE,

@@ -79,6 +79,7 @@ class JsonlFile:
 
     def _open_for_append(self) -> int:
         fs.ensure_dir(self.path.parent)
+        fs.sweep_once(self.path.parent)   # an appender is a writer of the directory too
         return fs.open_state_file(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
 
     def _open_for_read(self):
@@ -182,6 +183,8 @@ class JsonlFile:
         if fh is None:
             return None
         with fh:
+            if not 0 <= offset < os.fstat(fh.fileno()).st_size:
+                return None   # past the end (a damaged offset: seek would fail on a huge one)
             if offset > 0:
                 fh.seek(offset - 1)
                 if fh.read(1) != b"\n":

@@ -225,3 +225,18 @@ def test_a_damaged_watermark_is_a_bad_file_not_a_crash(pushed, store, watermark_
     with pytest.raises(InvalidInput) as err:
         inbox.mark_read(inbox.InboxStore(store.directory), ids[0], now_ms=20)
     assert err.value.file and "read-state.json" in str(err.value.file)
+
+
+def test_a_watermark_past_the_end_of_the_file_is_a_moved_prefix_not_a_crash(pushed, store):
+    """A line offset no file has (the soak's fuzz: 2**63 made the seek fail):
+    the prefix is not the recorded one, so everything is recomputed once."""
+    ids = [pushed(f"r{i}", minutes=i)["id"] for i in range(3)]
+    inbox.mark_all_read(store, now_ms=10)
+    state = _disk(store)
+    state["watermark"]["line"] = 2 ** 63
+    store.read_state_path.write_text(json.dumps(state))
+    fresh = inbox.InboxStore(store.directory)
+    assert not readstate._prefix_intact(fresh, readstate.load(fresh))
+    assert inbox.counts(fresh) == {"total": 3, "unread": 0}
+    inbox.mark_unread(inbox.InboxStore(store.directory), ids[0])
+    assert inbox.counts(inbox.InboxStore(store.directory)) == {"total": 3, "unread": 1}

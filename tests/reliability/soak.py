@@ -37,6 +37,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="cats as real processes (default 1,000)")
     parser.add_argument("--write", metavar="FILE", help="put the figures into FILE")
     args = parser.parse_args(argv)
+    if args.write:
+        args.write = os.path.abspath(args.write)   # the machines chdir into their workspaces
     work = Path(tempfile.mkdtemp(prefix="openalice-soak-"))
     started = time.monotonic()
     total = Figures()
