@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 BENCH_VENV ?= .venv-bench
 PYTEST_ARGS ?=
 
-.PHONY: test test-fast demo bench install venv clean screenshots
+.PHONY: test test-fast demo bench install venv clean screenshots soak
 
 # pip 26 and later write console-script wrappers without `import re` (older
 # ones import it before our first line: 5-8 ms of every tool start), so every
@@ -37,6 +37,13 @@ test-fast: $(BIN)/.installed
 
 demo: $(BIN)/.installed
 	$(BIN)/python scripts/demo.py
+
+# The reliability suite, long: kill -9 across every writer, concurrency, secret
+# canaries, the cat race and the parser fuzz; the figures go to docs/reliability.md.
+# (A short run of the same suite is part of `make test`: tests/reliability.)
+SOAK_ARGS ?=
+soak: $(BIN)/.installed
+	$(BIN)/python -m tests.reliability.soak --write docs/reliability.md $(SOAK_ARGS)
 
 # Each view of the web page (alice serve) in headless Chromium → docs/img/web-*.png
 screenshots: $(BIN)/.installed

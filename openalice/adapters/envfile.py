@@ -140,8 +140,6 @@ def unset_secret(entry: AdapterEntry, key: str) -> bool:
     """Remove ``key``; False if it was not set."""
     path = env_file_of(entry)
     secrets.validate_name(key)
-    if not path.exists():
-        return False
     return secrets.unset_env_var(path, key)
 
 

@@ -79,6 +79,7 @@ class JsonlFile:
 
     def _open_for_append(self) -> int:
         fs.ensure_dir(self.path.parent)
+        fs.sweep_once(self.path.parent)   # an appender is a writer of the directory too
         return fs.open_state_file(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
 
     def _open_for_read(self):
@@ -182,6 +183,8 @@ class JsonlFile:
         if fh is None:
             return None
         with fh:
+            if not 0 <= offset < os.fstat(fh.fileno()).st_size:
+                return None   # past the end (a damaged offset: seek would fail on a huge one)
             if offset > 0:
                 fh.seek(offset - 1)
                 if fh.read(1) != b"\n":
@@ -198,7 +201,7 @@ class JsonlFile:
         if not raw:
             return None
         try:
-            record = json.loads(raw)
+            record = fs.loads_json(raw)
         except (ValueError, RecursionError) as exc:
             self._problem(offset, f"malformed line: {exc.__class__.__name__}")
             return None
@@ -318,7 +321,7 @@ def decode_record(raw: bytes) -> dict | None:
     if not raw:
         return None
     try:
-        record = json.loads(raw)
+        record = fs.loads_json(raw)
     except (ValueError, RecursionError):
         return None
     return record if isinstance(record, dict) else None
@@ -392,7 +395,7 @@ def _first_keyed_record(fh, pos: int, hi: int, key: Callable[[dict], Any]) -> tu
             return None
         end = start + len(raw)
         try:
-            record = json.loads(raw)
+            record = fs.loads_json(raw)
         except (ValueError, RecursionError):
             record = None
         if isinstance(record, dict):

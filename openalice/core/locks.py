@@ -13,7 +13,7 @@ from __future__ import annotations
 import _thread
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -85,11 +85,13 @@ class Lock:
 
 
 def acquire(lock_file: os.PathLike | str, *, blocking: bool = True,
-            timeout: float | None = None) -> Lock:
+            timeout: float | None = None, opener: Callable[[], int] | None = None) -> Lock:
     """Take the lock on ``lock_file`` (created if missing, mode 0600).
 
     Non-blocking (or after ``timeout`` seconds) a held lock raises
-    :class:`Busy`.  Re-entrant within one thread.
+    :class:`Busy`.  Re-entrant within one thread.  ``opener`` opens the lock
+    file instead of its path (``core.fs.locked_file`` with ``root=`` reaches
+    it below a workspace root).
     """
     key = os.path.abspath(os.fspath(lock_file))
     slot = _slot_for(key)
@@ -98,7 +100,7 @@ def acquire(lock_file: os.PathLike | str, *, blocking: bool = True,
         raise Busy(f"lock is held: {key}", code="lock_held", file=key)
     try:
         if slot.depth == 0:
-            slot.fd = _flock(key, blocking, deadline)
+            slot.fd = _flock(key, blocking, deadline, opener)
         slot.depth += 1
     except BaseException:
         slot.thread_lock.release()
@@ -114,9 +116,10 @@ def _acquire_thread_lock(slot: _Slot, blocking: bool, deadline: float | None) ->
     return slot.thread_lock.acquire(timeout=max(0.0, deadline - time.monotonic()))
 
 
-def _flock(key: str, blocking: bool, deadline: float | None) -> int:
+def _flock(key: str, blocking: bool, deadline: float | None,
+           opener: Callable[[], int] | None = None) -> int:
     try:
-        fd = flock.open_lock_file(key)
+        fd = flock.open_lock_file(key) if opener is None else opener()
     except OSError as exc:
         from .fs import explain_os_error  # fs builds on this module
 
@@ -139,9 +142,9 @@ def _flock(key: str, blocking: bool, deadline: float | None) -> int:
 
 @contextmanager
 def locked(lock_file: os.PathLike | str, *, blocking: bool = True,
-           timeout: float | None = None) -> Iterator[Lock]:
+           timeout: float | None = None, opener: Callable[[], int] | None = None) -> Iterator[Lock]:
     """``with locked(path):`` holds the lock for the block."""
-    lock = acquire(lock_file, blocking=blocking, timeout=timeout)
+    lock = acquire(lock_file, blocking=blocking, timeout=timeout, opener=opener)
     try:
         yield lock
     finally:

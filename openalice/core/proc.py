@@ -39,8 +39,8 @@ def crash_point(*steps: str) -> None:
 
 def start_token(pid: int) -> str | None:
     """An opaque token that identifies this incarnation of ``pid``, or None if
-    there is no such process."""
-    if pid <= 0:
+    there is no such process (a pid that is not a positive integer names none)."""
+    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
         return None
     try:
         with open(f"/proc/{pid}/stat", "rb") as fh:
@@ -178,7 +178,7 @@ def group_is_ours(pgid: int | None, leader_token: str | None) -> bool:
     the leader is gone (then whatever is left of the group is what it left
     behind).  A leader alive with another token is a reused pid: not ours.
     """
-    if not pgid or pgid <= 1:
+    if not isinstance(pgid, int) or isinstance(pgid, bool) or pgid <= 1:
         return False
     current = start_token(pgid)
     return current is None or leader_token is None or current == leader_token

@@ -2,11 +2,19 @@
 
 Wrappers ``source`` these files, so the file *is* shell code: values are
 single-quoted (a ``'`` becomes ``'\\''``), names are validated and NUL or
-newline in a value is refused.  Files are born 0600 (``mkstemp``) inside a
-0700 directory and replaced atomically; other lines are kept.  No function
-here returns a value to be printed: :func:`env_file_keys` reports presence
-only, and :func:`load_env_file` exists solely to inject secrets into a child
-process environment.
+newline in a value is refused.  Files are born 0600 inside a 0700 directory
+and replaced atomically; other lines are kept.  No function here returns a
+value to be printed: :func:`env_file_keys` reports presence only, and
+:func:`load_env_file` exists solely to inject secrets into a child process
+environment.
+
+No copy of a value outlives its file.  Every writer of an env file holds the
+file's lock, so under that lock any temp file of it (``.tmp-<name>.*``) is
+the leftover of a writer that was killed mid-write: :func:`set_env_var`,
+:func:`unset_env_var` and :func:`remove_env_file` remove them at once,
+whatever their age.  The write itself runs with SIGINT, SIGTERM, SIGHUP and
+SIGQUIT held back, so those signals arrive after the temp file is either in
+place or removed; only SIGKILL can leave one, for the next writer to remove.
 """
 
 from __future__ import annotations
@@ -15,6 +23,8 @@ import getpass
 import os
 import re
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from . import fs
@@ -25,7 +35,7 @@ if TYPE_CHECKING:  # annotations only (typing costs start-up time)
     from typing import TextIO
 
 __all__ = [
-    "NAME_RE", "validate_name", "quote_value", "set_env_var", "unset_env_var",
+    "NAME_RE", "validate_name", "quote_value", "set_env_var", "unset_env_var", "remove_env_file",
     "env_file_keys", "load_env_file", "read_secret", "check_secret", "looks_secret",
     "MAX_SECRET_BYTES",
 ]
@@ -85,12 +95,43 @@ def _read_lines(path: Path) -> list[str]:
     return text.splitlines()
 
 
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    """Hold back the signals a person or a service manager sends while a
+    secret is written, so they cannot end the process between the temp file
+    and its rename (they are delivered when the block ends)."""
+    import signal
+    import threading
+
+    if (not hasattr(signal, "pthread_sigmask")
+            or threading.current_thread() is not threading.main_thread()):
+        yield
+        return
+    held = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT}
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def _drop_leftovers(target: Path) -> int:
+    """Under the target's lock: remove every temp file of it (see the module docstring)."""
+    return len(fs.sweep_temp_files(target.parent, older_than=0, target=target.name))
+
+
+def _write(target: Path, text: str) -> None:
+    with _signals_held():
+        fs.atomic_write_text(target, text, mode=0o600, dir_mode=0o700)
+
+
 def set_env_var(path: os.PathLike | str, name: str, value: str) -> bool:
     """Set ``name`` in the env file (atomic, 0600).  Returns True if it replaced a value."""
     validate_name(name)
     line = f"{name}={quote_value(value)}"
     target = Path(path)
     with fs.locked_file(target):
+        _drop_leftovers(target)
         lines = _read_lines(target)
         replaced = False
         out = []
@@ -104,21 +145,37 @@ def set_env_var(path: os.PathLike | str, name: str, value: str) -> bool:
                 out.append(existing)
         if not replaced:
             out.append(line)
-        fs.atomic_write_text(target, "\n".join(out) + "\n", mode=0o600, dir_mode=0o700)
+        _write(target, "\n".join(out) + "\n")
         return replaced
 
 
 def unset_env_var(path: os.PathLike | str, name: str) -> bool:
-    """Remove ``name`` from the env file; False if it was not set."""
+    """Remove ``name`` from the env file; False if it was not set.  Temp files
+    of the env file left by a killed writer (which may hold the value) go
+    either way."""
     validate_name(name)
     target = Path(path)
+    if not os.path.isdir(target.parent):
+        return False
     with fs.locked_file(target):
+        _drop_leftovers(target)
         lines = _read_lines(target)
         out = [l for l in lines if not ((m := _LINE_RE.match(l.strip())) and m.group(1) == name)]
         if len(out) == len(lines):
             return False
-        fs.atomic_write_text(target, ("\n".join(out) + "\n") if out else "", mode=0o600)
+        _write(target, ("\n".join(out) + "\n") if out else "")
         return True
+
+
+def remove_env_file(path: os.PathLike | str) -> bool:
+    """Delete the env file and every temp file of it (under its lock); True
+    if anything was there."""
+    target = Path(path)
+    if not os.path.isdir(target.parent):
+        return False
+    with fs.locked_file(target):
+        left = _drop_leftovers(target)
+        return fs.remove_file(target) or left > 0
 
 
 def env_file_keys(path: os.PathLike | str) -> list[str]:

@@ -99,7 +99,10 @@ def validate_record(slug: str, rec: Any, *, file: object = None) -> dict:
         raise InvalidInput("wires must be an object", file=file, field=f"{where}/wires",
                            code="bad_credential")
     for shape, url in wires.items():
-        wires_mod.check_shape(shape, field=f"{where}/wires")
+        try:
+            wires_mod.check_shape(shape, field=f"{where}/wires")
+        except InvalidInput as exc:
+            raise InvalidInput(exc.message, file=file, field=exc.field, code="bad_credential") from None
         if url != wires_mod.OFFICIAL:
             try:
                 wires_mod.check_base_url(url, field=f"{where}/wires/{shape}")
@@ -138,7 +141,10 @@ def _read_doc() -> dict:
         raise InvalidInput("vault file must be {\"version\": 1, \"credentials\": {...}}", file=path,
                            code="bad_vault")
     for slug, rec in doc["credentials"].items():
-        check_slug(slug)
+        try:
+            check_slug(slug, field=f"credentials/{slug}")
+        except InvalidInput as exc:
+            raise InvalidInput(exc.message, file=path, field=exc.field, code="bad_vault") from None
         validate_record(slug, rec, file=path)
     return doc
 
@@ -215,9 +221,9 @@ def add(slug: str, *, vendor: str, secret: str, auth_type: str = "api-key", base
         doc["credentials"][slug] = record
         try:
             _write_doc(doc)
-        except Exception:
+        except BaseException:
             if existing is None:
-                fs.remove_file(secret_path(slug))
+                secrets.remove_env_file(secret_path(slug))
             raise
     return record
 
@@ -229,9 +235,15 @@ def remove(slug: str) -> dict:
         doc = _read_doc()
         rec = doc["credentials"].pop(slug, None)
         if rec is None:
-            raise NotFound(f"no credential {slug!r}", field="credential", code="credential_not_found")
+            # An add killed after the secret was written and before the record:
+            # the secret goes anyway, so no copy of a key outlives its credential.
+            leftover = secrets.remove_env_file(secret_path(slug))
+            message = f"no credential {slug!r}"
+            if leftover:
+                message += " (the secret left by an interrupted 'credential add' was removed)"
+            raise NotFound(message, field="credential", code="credential_not_found")
         _write_doc(doc)
-        fs.remove_file(secret_path(slug))
+        secrets.remove_env_file(secret_path(slug))
     return rec
 
 

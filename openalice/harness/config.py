@@ -25,6 +25,7 @@ only ``re`` and ``json`` (no dataclasses).
 from __future__ import annotations
 
 import json
+import os
 import re
 
 __all__ = ["CONFIG_FILE", "TOOL_GROUPS", "ALWAYS_INCLUDED", "Config", "parse", "parse_file",
@@ -152,10 +153,22 @@ def parse(data: object, file: str) -> Config:
     return Config(file, True, dict(skills), out_cli)
 
 
-def parse_file(path: str) -> Config:
-    """Read and check the config file at ``path``; a missing file gives the defaults."""
+def parse_file(path: str, root: str | None = None) -> Config:
+    """Read and check the config file at ``path`` (below the workspace ``root``
+    when given: never through a link out of it); a missing file gives the defaults."""
     try:
-        with open(path, "rb") as fh:
+        if root is None:
+            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        else:
+            from openalice.core.errors import AliceError
+            from openalice.core.paths import Root
+
+            try:
+                with Root(root) as base:
+                    fd = base.open(path)
+            except AliceError as exc:  # a link out of the workspace, not a regular file
+                raise ConfigError(exc.message, path) from None
+        with open(fd, "rb") as fh:
             raw = fh.read(MAX_BYTES + 1)
     except FileNotFoundError:
         return Config(path, False, {}, {})

@@ -94,8 +94,9 @@ def set_values(ws, assignments: Sequence[str], *, bundle_dir=None, now: datetime
         return configs.parse(doc, str(path)).document()
 
     if not before.exists:
-        fs.ensure_dir(path.parent, 0o755)
-    fs.locked_update_json(path, update, default=lambda: {"schemaVersion": 1, "cli": {}})
+        fs.ensure_dir(path.parent, 0o755, root=root)
+    fs.locked_update_json(path, update, default=lambda: {"schemaVersion": 1, "cli": {}}, root=root,
+                          dir_mode=0o755)
     after = load_config(root)
     from openalice import journal
 

@@ -93,12 +93,12 @@ def ensure(root: os.PathLike | str) -> list[str]:
                 continue
         except OSError:
             pass
-        fs.ensure_dir(directory, 0o755)
+        fs.ensure_dir(directory, 0o755, root=root)
         if path.is_symlink() or path.is_dir():
             from openalice.core.errors import InvalidInput
 
             raise InvalidInput("is not a regular file; remove it so the shim can be written", file=path,
                                code="shim_blocked")
-        fs.atomic_write_bytes(path, wanted, mode=0o755, dir_mode=0o755)
+        fs.atomic_write_bytes(path, wanted, mode=0o755, dir_mode=0o755, root=root)
         written.append(f"{SHIM_DIR}/{tool}")
     return written

@@ -74,7 +74,7 @@ def empty_version() -> dict:
 def read_version(root) -> dict:
     """The version file, or the never-accepted document when there is none."""
     path = Path(root) / VERSION_FILE
-    doc = fs.read_json(path, missing=None, max_bytes=256 * 1024)
+    doc = fs.read_json(path, missing=None, max_bytes=256 * 1024, root=root)
     if doc is None:
         return empty_version()
     _keys(doc, path, {"schemaVersion", "template", "appliedVersion", "appliedRevision", "appliedAt", "source",
@@ -104,7 +104,7 @@ def read_version(root) -> dict:
 def read_template_state(root) -> dict | None:
     """The template state, or None when the workspace never accepted a template's guidance."""
     path = Path(root) / TEMPLATE_STATE_FILE
-    doc = fs.read_json(path, missing=None, max_bytes=64 * 1024)
+    doc = fs.read_json(path, missing=None, max_bytes=64 * 1024, root=root)
     if doc is None:
         return None
     _keys(doc, path, {"schemaVersion", "template", "appliedVersion", "appliedAt", "source", "bundle"}, {"commit"})

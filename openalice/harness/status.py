@@ -58,10 +58,11 @@ def status(ws, *, bundle_dir=None, now: datetime, recover: bool = True) -> dict:
         doc["available"] = False
         problems.append(f"{root} (or its .alice/) is missing")
         return doc
+    recovered: list[str] = []   # reported, but no longer a reason for attention: it is done
     if recover:
         try:
             for result in recover_workspace(ws, now=now, wait=5.0):
-                problems.append(f"recovered an interrupted {result.owner} transaction ({result.outcome})")
+                recovered.append(f"recovered an interrupted {result.owner} transaction ({result.outcome})")
         except AliceError as err:
             problems.append(f"interrupted transaction not recovered: {err}")
     pending = [s.state_dir for s in (harness_store(root), template_store(root)) if s.journal_path.exists()]
@@ -145,6 +146,7 @@ def status(ws, *, bundle_dir=None, now: datetime, recover: bool = True) -> dict:
     doc["pending"] = pending_doc
     doc["upToDate"] = (bool(pending_doc) and all(p["status"] == "current" for p in pending_doc.values())
                        and not problems and doc["shims"]["ok"])
+    problems[:0] = recovered
     return doc
 
 

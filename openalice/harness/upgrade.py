@@ -97,7 +97,7 @@ def template_store(root) -> managed.Store:
 def load_config(root) -> configs.Config:
     """The workspace's harness config; malformed → InvalidInput naming file and field."""
     try:
-        return configs.parse_file(str(Path(root) / configs.CONFIG_FILE))
+        return configs.parse_file(str(Path(root) / configs.CONFIG_FILE), str(root))
     except configs.ConfigError as exc:
         raise InvalidInput(exc.reason, file=exc.file, field=exc.field, code="harness_config_invalid") from None
 

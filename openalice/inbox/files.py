@@ -1,18 +1,19 @@
 """Resolving an entry's ``[[path]]`` references inside its workspace.
 
-Every resolution goes through :func:`openalice.core.paths.contained_file`
-(realpath inside the workspace root, an existing regular file), then the file
-is opened with ``O_NOFOLLOW | O_NONBLOCK`` and checked again with ``fstat``:
-a path swapped for a symlink, a FIFO or a device between the check and the
-open is refused instead of followed or blocked on.  Revisions are
-``sha256:<hex>`` of the bytes, read in 1 MiB chunks (never the whole file in
-memory).  Nothing here is cached: each call looks at the disk as it is now.
+Every resolution is one walk of :class:`openalice.core.paths.Root`: each
+component opened relative to its parent's descriptor with ``O_NOFOLLOW``,
+links followed only while they stay inside the workspace, the file itself
+opened ``O_NONBLOCK`` and checked with ``fstat``.  There is no check apart
+from the open, so a parent directory swapped for a symlink, or a file swapped
+for a FIFO or a device, is refused instead of followed or blocked on.  The
+revision is hashed, and ``cat`` serves, from that one descriptor.  Revisions
+are ``sha256:<hex>`` of the bytes, read in 1 MiB chunks (never the whole file
+in memory).  Nothing here is cached: each call looks at the disk as it is now.
 """
 
 from __future__ import annotations
 
 import os
-import stat
 from pathlib import Path
 
 from openalice.core import paths
@@ -71,22 +72,18 @@ def open_reference(root: os.PathLike | str, rel: str) -> int:
     Raises PathEscape (exit 4), NotFound, or InvalidInput (``not_regular_file``,
     ``unreadable``).
     """
-    target = paths.contained_file(root, rel, field=rel)
-    flags = os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
+    paths.check_relative(rel, field=rel)
     try:
-        fd = os.open(target, flags)
-    except FileNotFoundError:
+        return paths.open_beneath(root, rel, field=rel)
+    except (FileNotFoundError, NotADirectoryError):
         raise NotFound(f"no such file: {rel}", field=rel, file=root) from None
+    except AliceError as err:
+        if err.code == "symlink_loop":
+            raise InvalidInput(err.message, field=rel, file=root, code="unreadable") from None
+        raise
     except OSError as exc:
-        if exc.errno == getattr(os, "ELOOP", 40):
-            raise PathEscape(f"path became a symlink: {rel!r}", field=rel, file=root) from None
         raise InvalidInput(f"cannot open {rel}: {exc.strerror}", field=rel, file=root,
                            code="unreadable") from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise InvalidInput(f"not a regular file: {rel}", field=rel, file=root,
-                           code="not_regular_file")
-    return fd
 
 
 def digest_fd(fd: int) -> str:

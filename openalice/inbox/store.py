@@ -206,8 +206,11 @@ class InboxStore:
     def get(self, entry_id: str) -> Entry:
         entry = self.find(entry_id)
         if entry is None:
-            raise NotFound(f"no inbox entry {entry_id!r}", code="unknown_entry",
-                           details={"hint": "see 'alice-inbox list'"})
+            bad = sum(1 for p in self.problems if p["file"] == str(self.entries_path))
+            note = (f" ({bad} line{'s' if bad != 1 else ''} of the file cannot be read; "
+                    "'alice-inbox list' names them)") if bad else ""
+            raise NotFound(f"no inbox entry {entry_id!r}{note}", code="unknown_entry",
+                           file=self.entries_path, details={"hint": "see 'alice-inbox list'"})
         return entry
 
     # -- writing ---------------------------------------------------------------
@@ -238,4 +241,3 @@ def _grammar_id(record: dict) -> str | None:
     if entry_problem(record) is None and is_entry_id(record["id"]):
         return record["id"]
     return None
-

@@ -156,7 +156,7 @@ def validate(workspaces: list, now: datetime) -> Report:
             files += 1
             problems.extend(Problem(ws.id, item.id, item.path, e.field, e.reason)
                             for e in item.errors)
-            data = read_frontmatter(item.path)
+            data = _frontmatter_of(ws, item.path)
             problem = data_when_problem(data, now, list(item.errors)) if data else None
             if problem is not None:
                 problems.append(Problem(ws.id, item.id, item.path, problem.field, problem.reason))
@@ -169,13 +169,23 @@ def validate(workspaces: list, now: datetime) -> Report:
             problems.extend(Problem(ws.id, issue.id, issue.path, e.field, e.reason) for e in errors)
             warnings.extend(ValidationWarning(ws.id, issue.id, issue.path, w) for w in found_warnings)
             sidecar = issue.path.parent / f"{issue.id}.comments.json"
-            problem = _sidecar_problem(sidecar, issue.id, check_sidecar)
+            problem = _sidecar_problem(sidecar, issue.id, check_sidecar, root)
             if problem is not None:
                 problems.append(Problem(ws.id, issue.id, sidecar, *problem))
     return Report(problems, files, len(workspaces), warnings)
 
 
-def _sidecar_problem(path: Path, issue_id: str, check) -> tuple[str, str] | None:
+def _frontmatter_of(ws, path: Path) -> dict | None:
+    from .reader import issues_root
+
+    try:
+        with issues_root(ws) as where:
+            return read_frontmatter(path, where)
+    except (OSError, AliceError):
+        return None
+
+
+def _sidecar_problem(path: Path, issue_id: str, check, root: Path) -> tuple[str, str] | None:
     import os
 
     from openalice.core import fs
@@ -186,7 +196,7 @@ def _sidecar_problem(path: Path, issue_id: str, check) -> tuple[str, str] | None
     if os.path.islink(path):
         return "comments", "the comments file is a symbolic link; it is not followed"
     try:
-        check(fs.read_json(path), path, issue_id)
+        check(fs.read_json(path, root=root), path, issue_id)
     except InvalidInput as exc:
         return exc.field or "comments", exc.message
     except AliceError as exc:

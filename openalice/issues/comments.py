@@ -11,7 +11,8 @@ Appends are serialized per issue by the sidecar's lock
 caller-chosen comment id makes the append idempotent: the same id with the
 same text is a no-op, with other text a Conflict.  Keys written by other
 parts (``delivery``, ``via``) are kept.  A malformed sidecar is an error
-naming the file; it is never replaced.
+naming the file; it is never replaced.  The sidecar is read and written below
+the workspace root only (``root=``), never through a link.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from pathlib import Path
 from openalice.core import fs
 from openalice.core.errors import Conflict, InvalidInput
 
-from .reader import find_issue_file
+from .reader import _root, find_issue_file
 
 __all__ = ["SIDECAR_VERSION", "MAX_COMMENT_CHARS", "COMMENT_ID_RE", "comments_path",
            "list_comments", "add_comment", "check_sidecar", "new_comment_id"]
@@ -51,7 +52,7 @@ def list_comments(ws, issue_id: str) -> list[dict]:
     """The comments of an issue, oldest first ([] when there is no sidecar)."""
     path = comments_path(ws, issue_id)
     _refuse_symlink(path)
-    doc = fs.read_json(path, missing=None, max_bytes=64 * 1024 * 1024)
+    doc = fs.read_json(path, missing=None, max_bytes=64 * 1024 * 1024, root=_root(ws))
     if doc is None:
         return []
     check_sidecar(doc, path, issue_id)
@@ -111,7 +112,8 @@ def add_comment(ws, issue_id: str, markdown: str, *, author: str, now: datetime,
 
     try:
         fs.locked_update_json(path, append, default=lambda: {
-            "version": SIDECAR_VERSION, "issueId": issue_id, "comments": []}, mode=0o644)
+            "version": SIDECAR_VERSION, "issueId": issue_id, "comments": []}, mode=0o644,
+            root=_root(ws), dir_mode=0o755)
     except _AlreadyThere as already:
         return already.comment, False
     return record, True

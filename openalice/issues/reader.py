@@ -5,9 +5,13 @@ name's stem; names starting with ``.`` (temp files, editor locks) and other
 files (``<id>.comments.json``, ``README.txt``) are not issues.  One bad file
 becomes an :class:`InvalidIssue` with its reasons and never hides the others.
 
-Files are opened with ``O_NOFOLLOW``: a symlinked issue file is reported, not
-followed, and an ``.alice/issues`` directory that leads outside the workspace
-makes the whole workspace invalid.  The 64 KiB cap is checked with ``fstat``
+The issues directory is reached below the workspace root through
+:class:`core.paths.Root` (each component opened relative to its parent's
+descriptor, never through a link out of the workspace), listed and read from
+that one descriptor: an ``.alice/issues`` that leads outside the workspace
+makes the whole workspace invalid, even if it is swapped for a link while
+being read.  Issue files are opened with ``O_NOFOLLOW``: a symlinked issue
+file is reported, not followed.  The 64 KiB cap is checked with ``fstat``
 before anything is read, so a 10 MB file costs one system call.
 """
 
@@ -18,8 +22,9 @@ import os
 import stat
 from pathlib import Path
 
-from openalice.core import paths, frontmatter
-from openalice.core.errors import InvalidInput, NotFound, PathEscape
+from openalice.core import frontmatter
+from openalice.core.errors import AliceError, InvalidInput, NotFound, PathEscape
+from openalice.core.paths import Root
 
 from .declaration import (MAX_BYTES, FieldError, Issue, InvalidIssue, declare, id_problem,
                           is_valid_id)
@@ -27,14 +32,14 @@ from .declaration import (MAX_BYTES, FieldError, Issue, InvalidIssue, declare, i
 __all__ = [
     "LEGACY_FILE_MESSAGE", "IssueSet", "issues_dir", "issue_path", "find_issue_file",
     "read_issues", "read_issue_file", "read_document", "read_frontmatter", "load_issue",
+    "issues_root",
 ]
 
 LEGACY_FILE_MESSAGE = ("`.alice/issue.json` is retired: split each issue into its own "
                        "`.alice/issues/<id>.md` file (Markdown with a YAML frontmatter block; "
                        "see docs/issues.md)")
 
-_OPEN_FLAGS = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-               | getattr(os, "O_CLOEXEC", 0))
+_ESCAPE_MESSAGE = "`.alice/issues` leads outside the workspace (a symlink)"
 
 
 class IssueSet:
@@ -92,35 +97,28 @@ def find_issue_file(ws, issue_id: str) -> Path:
     if not is_valid_id(issue_id):
         raise NotFound(f"no issue `{_clip(issue_id)}`: the id {id_problem(issue_id)}",
                        file=issues_dir(ws), field="id", code="unknown_issue")
-    directory = _contained_dir(ws)
-    for ext in (".md", ".MD", ".Md", ".mD"):
-        candidate = directory / f"{issue_id}{ext}"
-        if os.path.lexists(candidate):
-            return candidate
+    directory = issues_dir(ws)
+    try:
+        with issues_root(ws) as where:
+            for ext in (".md", ".MD", ".Md", ".mD"):
+                if where.lstat(f"{issue_id}{ext}") is not None:
+                    return directory / f"{issue_id}{ext}"
+    except (FileNotFoundError, NotADirectoryError):
+        pass
     raise NotFound(f"no issue `{issue_id}` in workspace `{getattr(ws, 'id', ws)}`",
                    file=directory / f"{issue_id}.md", code="unknown_issue",
                    details={"hint": "see 'alice issue list'"})
 
 
-def _contained_dir(ws) -> Path:
-    directory = issues_dir(ws)
-    if _leaves_root(ws, directory):
-        raise PathEscape("`.alice/issues` leads outside the workspace (a symlink); refused",
-                         file=directory)
-    return directory
-
-
-def _leaves_root(ws, directory: Path) -> bool:
-    """True if ``.alice`` or ``.alice/issues`` is a symlink out of the workspace."""
-    for candidate in (directory.parent, directory):
-        try:
-            if stat.S_ISLNK(os.lstat(candidate).st_mode):
-                break
-        except OSError:
-            return False
-    else:
-        return False
-    return not paths.is_within(os.path.realpath(directory), os.path.realpath(_root(ws)))
+def issues_root(ws) -> Root:
+    """``.alice/issues`` opened below the workspace root (the caller closes it).
+    PathEscape when it leads outside; FileNotFoundError, NotADirectoryError
+    and other OSErrors as the walk meets them."""
+    try:
+        with Root(_root(ws)) as base:
+            return base.open_dir(".alice/issues")
+    except PathEscape:
+        raise PathEscape(f"{_ESCAPE_MESSAGE}; refused", file=issues_dir(ws)) from None
 
 
 def read_issues(ws) -> IssueSet:
@@ -128,13 +126,11 @@ def read_issues(ws) -> IssueSet:
     root = _root(ws)
     directory = root / ".alice" / "issues"
     ws_id = getattr(ws, "id", None)
-    if _leaves_root(ws, directory):
-        return IssueSet("invalid", error="`.alice/issues` leads outside the workspace "
-                        "(a symlink); it is not read", reason="path_escape", directory=directory)
     try:
-        with os.scandir(directory) as it:
-            names = sorted(e.name for e in it
-                           if e.name[-3:].lower() == ".md" and e.name[0] != ".")
+        where = issues_root(ws)
+    except PathEscape:
+        return IssueSet("invalid", error=f"{_ESCAPE_MESSAGE}; it is not read",
+                        reason="path_escape", directory=directory)
     except FileNotFoundError:
         if not os.path.isdir(root):
             return IssueSet("invalid", error=f"workspace directory is missing: {root}",
@@ -146,14 +142,28 @@ def read_issues(ws) -> IssueSet:
     except NotADirectoryError:
         return IssueSet("invalid", error="`.alice/issues` is not a directory",
                         reason="not_a_directory", directory=directory)
+    except AliceError as exc:  # a loop of links
+        return IssueSet("invalid", error=f"cannot read `.alice/issues`: {exc.message}",
+                        reason="unreadable", directory=directory)
     except OSError as exc:
         return IssueSet("invalid", error=f"cannot read `.alice/issues`: {exc.strerror}",
                         reason="unreadable", directory=directory)
+    with where:
+        try:
+            names = sorted(name for name in os.listdir(where.fd)
+                           if name[-3:].lower() == ".md" and name[0] != ".")
+        except OSError as exc:
+            return IssueSet("invalid", error=f"cannot read `.alice/issues`: {exc.strerror}",
+                            reason="unreadable", directory=directory)
+        return _judge_files(where, directory, names, ws_id)
+
+
+def _judge_files(where: Root, directory: Path, names: list[str], ws_id: str | None) -> IssueSet:
     issues: list[Issue] = []
     invalid: list[InvalidIssue] = []
     telegram_owner = None
     for name in names:
-        result = read_issue_file(directory / name, name[:-3], workspace_id=ws_id)
+        result = read_issue_file(directory / name, name[:-3], workspace_id=ws_id, where=where)
         if isinstance(result, Issue):
             if result.telegram_connector:
                 if telegram_owner is not None:
@@ -168,10 +178,12 @@ def read_issues(ws) -> IssueSet:
     return IssueSet("ok", issues, invalid, directory=directory)
 
 
-def read_issue_file(path: Path, issue_id: str, *,
-                    workspace_id: str | None = None) -> Issue | InvalidIssue | None:
-    """One file judged on its own; None if it vanished while being read."""
-    data = _read_bytes(path)
+def read_issue_file(path: Path, issue_id: str, *, workspace_id: str | None = None,
+                    where: Root | None = None) -> Issue | InvalidIssue | None:
+    """One file judged on its own; None if it vanished while being read.
+    ``where`` is the issues directory it is read from (default: the file's
+    own directory, taken as it is)."""
+    data = _read_bytes(path, where)
     if data is None:
         return None
     if isinstance(data, FieldError):
@@ -193,10 +205,10 @@ def read_issue_file(path: Path, issue_id: str, *,
     return issue
 
 
-def read_document(path: Path) -> "frontmatter.Document":
+def read_document(path: Path, where: Root | None = None) -> "frontmatter.Document":
     """The parsed file for a writer: InvalidInput naming the file if it cannot
     be read or parsed, NotFound if it is gone."""
-    data = _read_bytes(path)
+    data = _read_bytes(path, where)
     if data is None:
         raise NotFound("no such issue file", file=path, code="unknown_issue")
     if isinstance(data, FieldError):
@@ -207,9 +219,9 @@ def read_document(path: Path) -> "frontmatter.Document":
     return doc
 
 
-def read_frontmatter(path: Path) -> dict | None:
+def read_frontmatter(path: Path, where: Root | None = None) -> dict | None:
     """The frontmatter mapping of a file, or None if it cannot be read or parsed."""
-    data = _read_bytes(path)
+    data = _read_bytes(path, where)
     if not isinstance(data, bytes):
         return None
     doc = _parse(data)
@@ -220,7 +232,12 @@ def load_issue(ws, issue_id: str) -> Issue:
     """One issue by id: NotFound (exit 2) if there is none, InvalidInput with
     the file and the first bad field (all reasons in ``details["errors"]``)."""
     path = find_issue_file(ws, issue_id)
-    result = read_issue_file(path, issue_id, workspace_id=getattr(ws, "id", None))
+    try:
+        with issues_root(ws) as where:
+            result = read_issue_file(path, issue_id, workspace_id=getattr(ws, "id", None),
+                                     where=where)
+    except (FileNotFoundError, NotADirectoryError):
+        result = None
     if result is None:
         raise NotFound(f"no issue `{issue_id}`", file=path, code="unknown_issue")
     if isinstance(result, InvalidIssue):
@@ -232,15 +249,26 @@ def load_issue(ws, issue_id: str) -> Issue:
     return result
 
 
-def _read_bytes(path: Path) -> bytes | FieldError | None:
+def _read_bytes(path: Path, where: Root | None = None) -> bytes | FieldError | None:
+    """The bytes of one issue file, read from ``where`` (the issues directory,
+    see :func:`issues_root`) without following a link; a FieldError saying
+    why it cannot be read; None if it is gone."""
     try:
-        fd = os.open(path, _OPEN_FLAGS)
+        if where is None:
+            with Root(path.parent) as own:
+                fd = own.open(path.name, follow=False)
+        else:
+            fd = where.open(path.name, follow=False)
     except FileNotFoundError:
         return None
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
+    except AliceError as exc:
+        if exc.code == "symlink_refused":
             return FieldError("file", "is a symbolic link; issue files are never followed "
                                       "(make it a regular file)")
+        if exc.code == "not_regular_file":
+            return FieldError("file", "is not a regular file")
+        return FieldError("file", exc.message)
+    except OSError as exc:
         if exc.errno in (errno.EACCES, errno.EPERM):
             return FieldError("file", "permission denied")
         return FieldError("file", f"cannot open: {exc.strerror}")

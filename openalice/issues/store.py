@@ -2,7 +2,8 @@
 
 Every write holds the issue file's lock (``fs.locked_file``), re-validates the
 whole resulting file and goes through one atomic write; nothing is written
-when anything is wrong.  ``update`` merges into the frontmatter as written:
+when anything is wrong.  Reads and writes reach the file below the workspace
+root only (``root=``: :class:`core.paths.Root`), never through a link out of it.  ``update`` merges into the frontmatter as written:
 keys it does not touch keep their text, comments and order
 (``frontmatter.render``).  ``create`` and ``update`` refuse whatever
 ``alice issue validate`` would flag, a schedule that can never fire and an
@@ -25,7 +26,7 @@ from openalice.core.records import replace
 from .declaration import (DEFAULT_CRON_TIMEZONE, KNOWN_FIELDS, MAX_BYTES, RESUME_ASSIGNEE_RE,
                           RUNTIME_FIELDS, FieldError, Issue, alias_problem, declare, id_problem,
                           slug_of)
-from .reader import LEGACY_FILE_MESSAGE, _contained_dir, _read_bytes, _root, find_issue_file
+from .reader import LEGACY_FILE_MESSAGE, _read_bytes, _root, find_issue_file, issues_root
 from .reader import issues_dir as _issues_dir
 from .schedule import data_when_problem
 
@@ -70,7 +71,7 @@ def create(ws, fields: dict, body: str = "", *, issue_id: str | None = None,
     problem = id_problem(issue_id)
     if problem:
         raise InvalidInput(problem, file=_issues_dir(ws), field="id", code="bad_id")
-    directory = _contained_dir(ws)
+    directory = _issues_dir(ws)
     path = directory / f"{issue_id}.md"
 
     errors: list[FieldError] = []
@@ -95,13 +96,15 @@ def create(ws, fields: dict, body: str = "", *, issue_id: str | None = None,
     text = frontmatter.compose(data, _clean_body(body, path))
     issue = _judge(text, issue_id, path, ws, now, errors)
     _writable_dir(ws)
-    with fs.locked_file(path):
-        if os.path.lexists(path) or _exists_any_case(directory, issue_id):
+    root = _root(ws)
+    with fs.locked_file(path, root=root, dir_mode=0o755):
+        if _exists_any_case(ws, issue_id):
             raise Conflict(f"issue `{issue_id}` already exists", file=path, field="id",
                            code="issue_exists",
                            details={"hint": "pick another --id, or change it with "
                                             f"'alice issue update {issue_id}'"})
-        if not fs.create_exclusive(path, text.encode("utf-8"), mode=0o644):
+        if not fs.create_exclusive(path, text.encode("utf-8"), mode=0o644, dir_mode=0o755,
+                                   root=root):
             raise Conflict(f"issue `{issue_id}` already exists", file=path, field="id",
                            code="issue_exists")
     return issue
@@ -120,8 +123,9 @@ def update(ws, issue_id: str, changes: dict, *, unset=(), body: str | None = Non
     """
     _check_keys(changes)
     path = find_issue_file(ws, issue_id)
-    with fs.locked_file(path):
-        raw = _read_bytes(path)
+    root = _root(ws)
+    with fs.locked_file(path, root=root, dir_mode=0o755):
+        raw = _read_issue(ws, path)
         if raw is None:
             raise NotFound(f"no issue `{issue_id}`", file=path, code="unknown_issue")
         if isinstance(raw, FieldError):
@@ -146,7 +150,7 @@ def update(ws, issue_id: str, changes: dict, *, unset=(), body: str | None = Non
         issue = _judge(text, issue_id, path, ws, now, [])
         if text.encode("utf-8") == raw:
             return issue, False
-        fs.atomic_write_text(path, text)
+        fs.atomic_write_text(path, text, root=root, dir_mode=0o755)
         return issue, True
 
 
@@ -186,8 +190,9 @@ def _rewrite(ws, issue_id: str, change) -> bool:
         path = find_issue_file(ws, issue_id)
     except (NotFound, InvalidInput):
         return False
-    with fs.locked_file(path):
-        raw = _read_bytes(path)
+    root = _root(ws)
+    with fs.locked_file(path, root=root, dir_mode=0o755):
+        raw = _read_issue(ws, path)
         if not isinstance(raw, bytes):
             return False
         try:
@@ -205,8 +210,17 @@ def _rewrite(ws, issue_id: str, change) -> bool:
         check = frontmatter.parse(text, max_bytes=None)
         if declare(check.data, check.body, issue_id=issue_id, path=path)[0] is None:
             return False
-        fs.atomic_write_text(path, text)
+        fs.atomic_write_text(path, text, root=root, dir_mode=0o755)
         return True
+
+
+def _read_issue(ws, path: Path) -> bytes | FieldError | None:
+    """The file's bytes, read below the workspace root (None if it is gone)."""
+    try:
+        with issues_root(ws) as where:
+            return _read_bytes(path, where)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
 
 
 def _check_keys(fields: dict) -> None:
@@ -361,19 +375,27 @@ def _parse_or_raise(raw: bytes, path: Path) -> frontmatter.Document:
 
 
 def _writable_dir(ws) -> Path:
-    directory = _contained_dir(ws)
-    if not os.path.isdir(directory):
-        root = _root(ws)
-        if not os.path.isdir(root):
-            raise NotFound(f"workspace directory is missing: {root}", file=root,
-                           code="workspace_missing")
-        legacy = root / ".alice" / "issue.json"
-        if os.path.lexists(legacy):
-            raise InvalidInput(LEGACY_FILE_MESSAGE, file=legacy, code="legacy_issue_json")
-        fs.ensure_dir(directory, 0o755)
+    directory = _issues_dir(ws)
+    try:
+        issues_root(ws).close()
+        return directory
+    except (FileNotFoundError, NotADirectoryError):
+        pass
+    root = _root(ws)
+    if not os.path.isdir(root):
+        raise NotFound(f"workspace directory is missing: {root}", file=root,
+                       code="workspace_missing")
+    legacy = root / ".alice" / "issue.json"
+    if os.path.lexists(legacy):
+        raise InvalidInput(LEGACY_FILE_MESSAGE, file=legacy, code="legacy_issue_json")
+    fs.ensure_dir(directory, 0o755, root=root)
     return directory
 
 
-def _exists_any_case(directory: Path, issue_id: str) -> bool:
-    return any(os.path.lexists(directory / f"{issue_id}{ext}") for ext in (".MD", ".Md", ".mD"))
-
+def _exists_any_case(ws, issue_id: str) -> bool:
+    try:
+        with issues_root(ws) as where:
+            return any(where.lstat(f"{issue_id}{ext}") is not None
+                       for ext in (".md", ".MD", ".Md", ".mD"))
+    except (FileNotFoundError, NotADirectoryError):
+        return False

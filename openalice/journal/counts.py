@@ -110,7 +110,7 @@ def count_up_to(journal_path: Path, fh, end: int) -> Counts:
         if not raw:
             continue
         try:
-            record = json.loads(raw)
+            record = fs.loads_json(raw)
         except (ValueError, RecursionError):
             continue
         if not isinstance(record, dict):

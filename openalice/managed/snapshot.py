@@ -24,7 +24,6 @@ content, so a damaged snapshot is refused rather than trusted.
 from __future__ import annotations
 
 import base64
-import errno
 import gzip
 import hashlib
 import json
@@ -151,7 +150,7 @@ def inspect(root: os.PathLike | str, rel: str, *, safe_dirs: set | None = None) 
     base = os.fspath(root)
     parent = rel.rpartition("/")[0]
     if safe_dirs is not None and parent in safe_dirs:
-        return _read_leaf(base + os.sep + rel, rel)
+        return _read_leaf(base, rel)
     parts = rel.split("/")
     current = base
     for depth, part in enumerate(parts[:-1]):
@@ -170,24 +169,37 @@ def inspect(root: os.PathLike | str, rel: str, *, safe_dirs: set | None = None) 
             return _other(f"unsafe parent: {'/'.join(parts[:depth + 1])} is not a directory")
     if safe_dirs is not None:
         safe_dirs.add(parent)
-    return _read_leaf(current + os.sep + parts[-1], rel)
+    return _read_leaf(base, rel)
 
 
-def _read_leaf(leaf: str, rel: str) -> Entry:
+def _read_leaf(base: str, rel: str) -> Entry:
+    """The file ``rel`` read below ``base`` by one walk of ``core.paths.Root``
+    that follows no link anywhere (the checks above only name what is wrong:
+    a parent swapped for a link after them is refused here, not followed)."""
+    from openalice.core.errors import AliceError
+    from openalice.core.paths import Root
+
+    leaf = base + os.sep + rel
     try:
-        # O_NOFOLLOW: a symlink leaf fails with ELOOP; O_NONBLOCK: a FIFO does not block the open.
-        fd = os.open(leaf, _OPEN_FLAGS)
+        with Root(base) as where:
+            fd = where.open(rel, follow=False, links=False)
     except FileNotFoundError:
         return MISSING
-    except OSError as exc:
-        if exc.errno == errno.ELOOP or os.path.islink(leaf):
+    except NotADirectoryError:
+        return _other(f"unsafe parent: {rel.rpartition('/')[0]} is not a directory")
+    except AliceError as exc:
+        if exc.code == "symlink_refused" and exc.field and exc.field != rel:
+            return _other(f"unsafe parent: {exc.field} is a symlink")
+        if exc.code == "symlink_refused" or os.path.islink(leaf):
             try:
                 target = os.readlink(leaf)
             except OSError:
                 target = "?"
             return _other(f"symlink -> {target}")
-        if exc.errno == errno.ENOTDIR:
-            return _other(f"unsafe parent: {rel.rpartition('/')[0]} is not a directory")
+        if exc.code == "not_regular_file":
+            return _other("directory" if os.path.isdir(leaf) else "special file")
+        raise
+    except OSError as exc:
         raise OperationalError(f"cannot read: {exc.strerror}", file=leaf) from exc
     try:
         st = os.fstat(fd)
@@ -212,7 +224,6 @@ def _read_leaf(leaf: str, rel: str) -> Entry:
     return Entry("file", content_fingerprint(data), data)
 
 
-_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 def walk(root: os.PathLike | str, trees: Iterable[str]) -> list[str]:
@@ -251,8 +262,9 @@ def encode_snapshot(files: Mapping[str, Entry]) -> bytes:
     return gzip.compress(raw, compresslevel=6, mtime=0)
 
 
-def write_snapshot(path: os.PathLike | str, files: Mapping[str, Entry]) -> None:
-    fs.atomic_write_bytes(path, encode_snapshot(files), mode=0o644, dir_mode=0o755)
+def write_snapshot(path: os.PathLike | str, files: Mapping[str, Entry], *,
+                   root: os.PathLike | str | None = None) -> None:
+    fs.atomic_write_bytes(path, encode_snapshot(files), mode=0o644, dir_mode=0o755, root=root)
 
 
 def _gunzip(data: bytes, path) -> bytes:
@@ -268,11 +280,13 @@ def _gunzip(data: bytes, path) -> bytes:
     return out
 
 
-def read_snapshot(path: os.PathLike | str, *, missing: object = None) -> dict[str, Entry] | object:
-    """The snapshot at ``path`` (``missing`` when there is no file).  Any damage
-    (not gzip, bad JSON, wrong shape, a fingerprint that does not match its
-    content) is an error naming the file and field."""
-    data = fs.read_bytes(path, missing=None)
+def read_snapshot(path: os.PathLike | str, *, missing: object = None,
+                  root: os.PathLike | str | None = None) -> dict[str, Entry] | object:
+    """The snapshot at ``path`` (``missing`` when there is no file; ``root``: the
+    workspace it is read below).  Any damage (not gzip, bad JSON, wrong shape,
+    a fingerprint that does not match its content) is an error naming the
+    file and field."""
+    data = fs.read_bytes(path, missing=None, root=root)
     if data is None:
         return missing
     raw = _gunzip(data, path)

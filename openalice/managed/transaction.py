@@ -132,11 +132,11 @@ class Store:
         self.next_baseline_path = self.txn_dir / "baseline.json.gz"
 
     def baseline(self) -> dict[str, Entry]:
-        return read_snapshot(self.baseline_path, missing={})
+        return read_snapshot(self.baseline_path, missing={}, root=self.root)
 
     def pending(self) -> dict | None:
         """The pending journal (validated), or None."""
-        data = fs.read_json(self.journal_path, missing=None)
+        data = _read_journal(self.root, self.journal_path)
         if data is None:
             return None
         return _check_journal(data, self.journal_path)
@@ -151,21 +151,21 @@ class Store:
                 baseline: Mapping[str, Entry]) -> None:
         if self.txn_dir.exists():
             self.clear()  # leftovers of a transaction whose journal never landed
-        write_snapshot(self.before_path, before)
-        write_snapshot(self.incoming_path, incoming)
-        write_snapshot(self.next_baseline_path, baseline)
-        fs.atomic_write_json(self.journal_path, journal, mode=0o644, dir_mode=0o755)
+        write_snapshot(self.before_path, before, root=self.root)
+        write_snapshot(self.incoming_path, incoming, root=self.root)
+        write_snapshot(self.next_baseline_path, baseline, root=self.root)
+        fs.atomic_write_json(self.journal_path, journal, mode=0o644, dir_mode=0o755, root=self.root)
 
     def mark_committed(self, journal: dict) -> None:
-        fs.atomic_write_json(self.journal_path, journal, mode=0o644, dir_mode=0o755)
+        fs.atomic_write_json(self.journal_path, journal, mode=0o644, dir_mode=0o755, root=self.root)
 
     def sides(self, journal: dict) -> tuple[dict[str, Entry], dict[str, str]]:
         """(before entries, incoming fingerprints) of the touched locations."""
-        before = read_snapshot(self.before_path, missing=None)
+        before = read_snapshot(self.before_path, missing=None, root=self.root)
         if before is None:
             raise InvalidInput("the transaction's before snapshot is missing; cannot roll back",
                                file=self.before_path, code="malformed_journal")
-        incoming = read_snapshot(self.incoming_path, missing=None)
+        incoming = read_snapshot(self.incoming_path, missing=None, root=self.root)
         if incoming is None:
             raise InvalidInput("the transaction's incoming snapshot is missing; cannot roll back",
                                file=self.incoming_path, code="malformed_journal")
@@ -176,18 +176,18 @@ class Store:
         return before, {rel: e.fingerprint for rel, e in incoming.items()}
 
     def install_baseline(self) -> None:
-        if self.next_baseline_path.exists():
-            read_snapshot(self.next_baseline_path)  # refuse to install a damaged one
-            fs.move_file(self.next_baseline_path, self.baseline_path)
+        if read_snapshot(self.next_baseline_path, missing=None, root=self.root) is not None:
+            # (read first: a damaged one is refused, never installed)
+            fs.move_file(self.next_baseline_path, self.baseline_path, root=self.root)
 
     def clear(self) -> None:
         # The journal goes first: without it nothing here is pending any more.
-        fs.remove_file(self.journal_path)
+        fs.remove_file(self.journal_path, root=self.root)
         for path in (self.before_path, self.incoming_path, self.next_baseline_path):
-            fs.remove_file(path)
+            fs.remove_file(path, root=self.root)
         if self.txn_dir.exists():
             fs.sweep_temp_files(self.txn_dir, older_than=0)
-            fs.remove_empty_dir(self.txn_dir)
+            fs.remove_empty_dir(self.txn_dir, root=self.root)
 
 
 class JournalFile:
@@ -212,7 +212,7 @@ class JournalFile:
         self.journal_path = self.root.joinpath(*journal.split("/"))
 
     def pending(self) -> dict | None:
-        data = fs.read_json(self.journal_path, missing=None, max_bytes=self.MAX_BYTES)
+        data = _read_journal(self.root, self.journal_path, max_bytes=self.MAX_BYTES)
         if data is None:
             return None
         return _check_inline(data, self.journal_path)
@@ -230,11 +230,13 @@ class JournalFile:
         after = {rel: None if entry.kind == "missing" else entry.fingerprint[len("file:"):]
                  for rel, entry in sorted(incoming.items())}
         text = f'{head[:-1]}, "before": {{{sides}}}, "after": {json.dumps(after, ensure_ascii=False)}}}\n'
-        fs.atomic_write_bytes(self.journal_path, text.encode("utf-8"), mode=0o644, dir_mode=0o755)
+        fs.atomic_write_bytes(self.journal_path, text.encode("utf-8"), mode=0o644, dir_mode=0o755,
+                              root=self.root)
 
     def mark_committed(self, journal: dict) -> None:
         doc = {k: v for k, v in journal.items() if k not in ("before", "after")}
-        fs.atomic_write_json(self.journal_path, doc, indent=None, mode=0o644, dir_mode=0o755)
+        fs.atomic_write_json(self.journal_path, doc, indent=None, mode=0o644, dir_mode=0o755,
+                             root=self.root)
 
     def sides(self, journal: dict) -> tuple[dict[str, Entry], dict[str, str]]:
         before = {}
@@ -247,8 +249,19 @@ class JournalFile:
         pass  # the owner's state document is its baseline
 
     def clear(self) -> None:
-        fs.remove_file(self.journal_path)
+        fs.remove_file(self.journal_path, root=self.root)
         fs.sweep_temp_files(self.journal_path.parent, older_than=0, target=self.journal_path.name)
+
+
+def _read_journal(root: Path, path: Path, *, max_bytes: int | None = 64 * 1024 * 1024) -> object:
+    """The journal's JSON (None when there is none), read below the workspace root;
+    JSON that is not a journal is ``malformed_journal``, naming the file."""
+    try:
+        return fs.read_json(path, missing=None, max_bytes=max_bytes, root=root)
+    except InvalidInput as exc:
+        if exc.code != "malformed_json":
+            raise
+        raise InvalidInput(exc.message, file=exc.file, code="malformed_journal") from None
 
 
 def _b64(rel: str, entry: Entry) -> str:
@@ -475,7 +488,7 @@ def apply_plan(plan: Plan, store: Store | JournalFile, *, keep: Sequence[str] = 
         if n == 0:
             _crash_point("managed-first-write", owner)
 
-    fs.atomic_write_many(files, dir_mode=0o755, after_each=first_write)
+    fs.atomic_write_many(files, dir_mode=0o755, after_each=first_write, root=store.root)
     for n, loc in enumerate(removals):
         _put(store.root, loc, MISSING, prune)
         if n == 0 and not files:
@@ -509,12 +522,10 @@ def _sweep_temps(root: Path, rels: Iterable[str]) -> None:
 def _put(root: Path, rel: str, entry: Entry, prune: Sequence[str]) -> None:
     target = root.joinpath(*rel.split("/"))
     if entry.kind == "file":
-        if "/" in rel:
-            fs.ensure_dir(target.parent, 0o755)
-        fs.atomic_write_bytes(target, entry.content, dir_mode=0o755)
+        fs.atomic_write_bytes(target, entry.content, dir_mode=0o755, root=root)
     elif entry.kind == "missing":
         if inspect(root, rel).kind == "file":
-            fs.remove_file(target)
+            fs.remove_file(target, root=root)
         _prune(root, rel, prune)
 
 
@@ -525,7 +536,7 @@ def _prune(root: Path, rel: str, prune: Sequence[str]) -> None:
         directory = "/".join(parts)
         if not within(directory + "/", [p for p in prune if p.endswith("/")]):  # trees only
             return
-        if not fs.remove_empty_dir(root.joinpath(*parts)):
+        if not fs.remove_empty_dir(root.joinpath(*parts), root=root):
             return
         parts.pop()
 
@@ -538,7 +549,8 @@ def _finalize(store: Store | JournalFile, journal: dict) -> None:
             doc = {**doc, "commit": journal.get("commit")}
             if doc["commit"] is None:
                 del doc["commit"]
-        fs.atomic_write_json(store.root.joinpath(*rel.split("/")), doc, mode=0o644, dir_mode=0o755)
+        fs.atomic_write_json(store.root.joinpath(*rel.split("/")), doc, mode=0o644, dir_mode=0o755,
+                             root=store.root)
     _crash_point("managed-finalized", journal["owner"])
     store.clear()
 

@@ -40,7 +40,11 @@ class SettingsRead:
 
 
 def settings_path(ws) -> Path:
-    return Path(ws.root if hasattr(ws, "root") else ws) / ".alice" / "settings.json"
+    return _root(ws) / ".alice" / "settings.json"
+
+
+def _root(ws) -> Path:
+    return Path(ws.root if hasattr(ws, "root") else ws)
 
 
 def empty_settings() -> dict:
@@ -77,7 +81,7 @@ def _check_pref(pref: Any, where: str, file: object) -> None:
     if not isinstance(pref, dict):
         raise InvalidInput("must be an object", file=file, field=where, code="bad_settings")
     mode = pref.get("accessMode")
-    if mode not in _PREF_KEYS:
+    if not isinstance(mode, str) or mode not in _PREF_KEYS:
         raise InvalidInput("accessMode must be 'native' or 'vault'", file=file, field=f"{where}/accessMode",
                            code="bad_settings")
     # Secret-shaped keys first: they are the reason that matters most.
@@ -142,7 +146,7 @@ def read(ws) -> SettingsRead:
     """Never raises for a bad file: ``ok``, ``absent`` or ``invalid``."""
     path = settings_path(ws)
     try:
-        data = fs.read_json(path, missing=None, max_bytes=MAX_BYTES)
+        data = fs.read_json(path, missing=None, max_bytes=MAX_BYTES, root=_root(ws))
         if data is None:
             return SettingsRead("absent", empty_settings())
         return SettingsRead("ok", validate(data, file=path))
@@ -161,7 +165,8 @@ def load(ws) -> dict:
 def update(ws, fn: Callable[[dict], Any]) -> dict:
     """Locked read-modify-write.  An invalid existing file is never overwritten."""
     path = settings_path(ws)
-    fs.ensure_dir(path.parent, 0o755)
+    root = _root(ws)
+    fs.ensure_dir(path.parent, 0o755, root=root)
 
     def apply(current: Any) -> dict:
         validate(current, file=path)
@@ -169,8 +174,8 @@ def update(ws, fn: Callable[[dict], Any]) -> dict:
         result = fn(new)
         return new if result is None else result
 
-    with fs.locked_file(path):
-        current = fs.read_json(path, missing=None, max_bytes=MAX_BYTES)
+    with fs.locked_file(path, root=root, dir_mode=0o755):
+        current = fs.read_json(path, missing=None, max_bytes=MAX_BYTES, root=root)
         if current is None:
             current = empty_settings()
         new = apply(current)
@@ -178,7 +183,7 @@ def update(ws, fn: Callable[[dict], Any]) -> dict:
         text = fs.dump_json(new)
         if len(text.encode("utf-8")) > MAX_BYTES:
             raise InvalidInput(f"settings would exceed {MAX_BYTES} bytes", file=path, code="too_large")
-        fs.atomic_write_text(path, text, mode=0o644)
+        fs.atomic_write_text(path, text, mode=0o644, root=root, dir_mode=0o755)
         return new
 
 

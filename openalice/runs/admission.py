@@ -174,7 +174,13 @@ def _live(*, sweep: bool) -> list[dict]:
     out = []
     for path, marker in _iter_markers():
         task_id = marker.get("taskId")
-        record = tasks.find_task(task_id) if tasks.is_task_id(task_id) else None
+        try:
+            record = tasks.find_task(task_id) if tasks.is_task_id(task_id) else None
+        except InvalidInput:
+            # A malformed record may belong to a run still going: it keeps its
+            # place (never swept) until the record is fixed or deleted.
+            out.append({**marker, "task": None})
+            continue
         if record is not None and tasks.effective(record).get("status") == "running":
             out.append({**marker, "task": record})
         elif sweep:
@@ -305,7 +311,10 @@ def _previous_of_owner(workspace_id: str, issue_id: str, resume_id: str) -> str 
     for i, entry in enumerate(tasks.iter_index(workspace_id=workspace_id, issue_id=issue_id)):
         if i >= 100:
             break
-        record = tasks.find_task(entry["taskId"])
+        try:
+            record = tasks.find_task(entry["taskId"])
+        except InvalidInput:
+            continue
         if record is not None and record.get("resumeId") == resume_id:
             return record["taskId"]
     return None

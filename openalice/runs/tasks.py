@@ -45,7 +45,7 @@ if TYPE_CHECKING:  # annotations only (typing costs start-up time)
 __all__ = [
     "RECORD_VERSION", "STATUSES", "SUPERVISOR_GRACE_SECONDS", "TASK_ID_RE", "new_task_id",
     "is_task_id", "runs_dir", "task_dir", "record_path", "create_task", "load_task",
-    "find_task", "update_task", "list_tasks", "iter_index", "latest_task", "effective",
+    "find_task", "check_record", "update_task", "list_tasks", "iter_index", "latest_task", "effective",
     "safe_name",
 ]
 
@@ -181,10 +181,30 @@ def create_task(record: dict) -> dict:
         for key in ("fire", "slot", "missed"):
             if trigger.get(key) is not None:
                 line[key] = trigger[key]
-    for path in _index_paths(workspace_id, issue_id if isinstance(issue_id, str) else None):
+    paths_ = _index_paths(workspace_id, issue_id if isinstance(issue_id, str) else None)
+    _sweep_unfinished_creations(JsonlFile(paths_[0]))
+    for path in paths_:
         JsonlFile(path).append(line)
     fs.atomic_write_json(tasks_root / task_id / "task.json", rec)
     return rec
+
+
+#: Newest lines of the global index a creation looks at for a killed one.
+UNFINISHED_LOOKBACK = 4
+
+
+def _sweep_unfinished_creations(index) -> None:
+    """A creation killed while writing its record leaves an index line, a
+    directory and a temp file that no one writes again; it is one of the
+    newest lines of the global index, so the next creation looks those up
+    (:func:`find_task` removes the temp of a record that never appeared).
+    O(1): a few lines read backward from the end."""
+    for n, line in enumerate(index.iter_backward()):
+        if n >= UNFINISHED_LOOKBACK:
+            break
+        task_id = line.record.get("taskId")
+        if is_task_id(task_id) and not os.path.lexists(record_path(task_id)):
+            find_task(task_id)
 
 
 def find_task(task_id: str) -> dict | None:
@@ -192,10 +212,32 @@ def find_task(task_id: str) -> dict | None:
     not a task id at all)."""
     if not is_task_id(task_id):
         return None
-    data = fs.read_json(runs_dir() / "tasks" / task_id / "task.json", missing=None)
-    if data is not None and not isinstance(data, dict):
-        raise InvalidInput("task record is not an object", file=record_path(task_id),
-                           code="bad_task_record")
+    path = runs_dir() / "tasks" / task_id / "task.json"
+    data = fs.read_json(path, missing=None)
+    if data is None:
+        # A creation that never finished: nothing will write this directory
+        # again, so the temp file of its killed writer goes now (only one whose
+        # writer is gone, or an old one: a creation in flight is left alone).
+        fs.sweep_temp_files(path.parent, target=path.name)
+        return None
+    return check_record(data, task_id, path)
+
+
+def check_record(data: dict, task_id: str, path: Path) -> dict:
+    """A stored record has its own id, a known status and its workspace;
+    anything else (``{"version": 1}`` alone, say) is malformed, naming the file."""
+    def bad(field: str, reason: str) -> InvalidInput:
+        return InvalidInput(f"malformed task record: {reason}", file=path, field=field,
+                            code="bad_task_record")
+
+    if data.get("taskId") != task_id:
+        raise bad("taskId", f"taskId must be {task_id!r} (the directory's name), "
+                            f"not {data.get('taskId')!r}")
+    if data.get("status") not in STATUSES:
+        raise bad("status", f"status must be one of {', '.join(STATUSES)}, "
+                            f"not {data.get('status')!r}")
+    if not isinstance(data.get("workspaceId"), str) or not data["workspaceId"]:
+        raise bad("workspaceId", "workspaceId is required")
     return data
 
 
@@ -221,8 +263,7 @@ def update_task(task_id: str, changes: dict | Callable[[dict], dict]) -> dict:
         raise NotFound(f"unknown task {task_id}", code="unknown_task")
 
     def apply(current: dict) -> dict:
-        if not isinstance(current, dict):
-            raise InvalidInput("task record is not an object", file=path, code="bad_task_record")
+        check_record(current, task_id, path)
         new = changes(dict(current)) if callable(changes) else {**current, **changes}
         if not isinstance(new, dict):
             raise InvalidInput("an update must produce an object", code="bad_task_record")
@@ -322,6 +363,11 @@ def effective(record: dict) -> dict:
     reason = _dead_reason(record)
     if reason is None:
         return record
+    if is_task_id(record.get("taskId")):
+        # Its writer (the supervisor, or the scan that never launched it) is
+        # gone and no one writes this record again: a temp file of a write it
+        # was killed in goes now (only a dead writer's, or an old one).
+        fs.sweep_temp_files(task_dir(record["taskId"]), target="task.json")
     return {**record, "status": "interrupted", "interruptionReason": reason}
 
 

@@ -38,7 +38,7 @@ from openalice.core.homes import openalice_home  # the plain-string form: no pat
 
 __all__ = ["CACHE_VERSION", "openalice_home", "cache_file", "lock_file", "registry_file",
            "heartbeat_file", "environment_key", "list_issue_files", "file_stat", "load_cache",
-           "dump_cache", "take_lock", "release_lock", "quick_scan", "write_heartbeat",
+           "dump_cache", "decode_cache", "take_lock", "release_lock", "quick_scan", "write_heartbeat",
            "read_heartbeat", "epoch_ms", "parse_now", "iso"]
 
 CACHE_VERSION = 2
@@ -176,20 +176,41 @@ def list_issue_files(root: str) -> dict[str, list[int]] | None:
     return out
 
 
+# The cache file is CACHE_MAGIC, the CRC-32 of the payload (4 bytes, big
+# endian), then the marshal payload.  marshal trusts its input: a damaged byte
+# can ask it for a list of a billion items; the checksum keeps any damage from
+# reaching it.
+CACHE_MAGIC = b"OASCAN\x00\x02"
+
+
 def dump_cache(data: dict) -> bytes:
     import marshal
+    import zlib
 
-    return marshal.dumps(data)
+    payload = marshal.dumps(data)
+    return CACHE_MAGIC + zlib.crc32(payload).to_bytes(4, "big") + payload
+
+
+def decode_cache(raw: bytes) -> object:
+    """The value :func:`dump_cache` stored; ValueError for anything else."""
+    import marshal
+    import zlib
+
+    head = len(CACHE_MAGIC)
+    payload = raw[head + 4:]
+    if (raw[:head] != CACHE_MAGIC or len(raw) < head + 4
+            or zlib.crc32(payload) != int.from_bytes(raw[head:head + 4], "big")):
+        raise ValueError("not a scan cache, or damaged")
+    return marshal.loads(payload)
 
 
 def load_cache() -> dict:
     """The scan cache, or ``{}`` when it is missing, damaged or stale."""
-    import marshal
-
     try:
-        with open(cache_file(), "rb") as fh:
-            data = marshal.loads(fh.read())
-    except (OSError, ValueError, EOFError, TypeError, RecursionError):
+        fd = os.open(cache_file(), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        with open(fd, "rb") as fh:
+            data = decode_cache(fh.read(64 * 1024 * 1024))
+    except (OSError, ValueError, EOFError, TypeError, RecursionError, MemoryError):
         return {}  # derived data: a damaged cache is rebuilt, never trusted
     if (not isinstance(data, dict) or data.get("version") != CACHE_VERSION
             or data.get("environment") != environment_key()

@@ -43,7 +43,7 @@ from pathlib import Path
 from openalice import workspaces as registry
 from openalice.core import fs, locks
 from openalice.core.clock import to_iso
-from openalice.core.errors import AliceError, Busy
+from openalice.core.errors import AliceError, Busy, InvalidInput
 from openalice.runs import admission, tasks
 
 from . import cursors, due
@@ -215,7 +215,15 @@ class _Scanner(WorkspacePass):
             return new_item
         decision = due.decide(schedule, cursor, self.now)
         if decision.action == "fire":
-            cursor = self._catch_up_cursor(ws, issue, cursor, decision)
+            try:
+                cursor = self._catch_up_cursor(ws, issue, cursor, decision)
+            except _UnreadableTask as exc:
+                # A run may have happened: firing again could run it twice.
+                self._skip(ws.id, issue.id, "task_invalid", str(exc.error),
+                           hint="fix or delete the task record it names")
+                new_item["nextDue"] = None
+                new_item["recheck"] = True
+                return new_item
             if cursor is not None and cursor.get("_repaired"):
                 cursor = {k: v for k, v in cursor.items() if k != "_repaired"}
                 decision = due.decide(schedule, cursor, self.now)
@@ -265,7 +273,10 @@ class _Scanner(WorkspacePass):
             slot = due.parse_iso(entry["slot"])
             if slot is None or (last_fire is not None and slot <= last_fire):
                 return cursor  # the newest scheduled run is already on the cursor
-            record = tasks.find_task(entry["taskId"])
+            try:
+                record = tasks.find_task(entry["taskId"])
+            except InvalidInput as exc:
+                raise _UnreadableTask(exc) from None
             if record is None:
                 continue  # its creation never finished: it never ran
             repaired = cursors.repaired(cursor, ws.id, issue.id, task=record, now=self.now)
@@ -354,3 +365,11 @@ class _Scanner(WorkspacePass):
         self.fired.append(fired)
         return cursors.fired(cursor, ws.id, issue.id, slot=decision.slot, now=self.now,
                              task_id="run-dryrun00", missed=decision.missed, overflow=decision.overflow)
+
+
+class _UnreadableTask(Exception):
+    """The newest scheduled run's record is malformed: whether it ran is unknown."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(str(error))
+        self.error = error

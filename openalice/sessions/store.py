@@ -24,6 +24,7 @@ from datetime import datetime
 from pathlib import Path
 
 from openalice.core import clock, fs
+from openalice.core.paths import Root
 from openalice.core.errors import InvalidInput, NotFound, Unavailable
 from openalice.core.records import record_class, replace
 
@@ -254,14 +255,14 @@ def _parse(data: Any, path: Path) -> SessionBinding:
                         display_name=data.get("displayName"), created_at=created, file=path)
 
 
-def _read(path: Path) -> SessionBinding | None:
-    data = fs.read_json(path, missing=None, max_bytes=MAX_FILE_BYTES)
+def _read(path: Path, root: Path) -> SessionBinding | None:
+    data = fs.read_json(path, missing=None, max_bytes=MAX_FILE_BYTES, root=root)
     return None if data is None else _parse(data, path)
 
 
 def load_session(ws, resume_id: str) -> SessionBinding:
     path = session_path(ws, resume_id)
-    binding = _read(path)
+    binding = _read(path, _root(ws))
     if binding is None:
         raise NotFound(f"no session {resume_id!r} in this workspace", field="resumeId", code="session_not_found",
                        details={"hint": "see 'alice session list'"})
@@ -273,13 +274,20 @@ def list_sessions(ws) -> tuple[list[SessionBinding], list[dict]]:
     directory = sessions_dir(ws)
     found: list[SessionBinding] = []
     problems: list[dict] = []
-    if not directory.is_dir():
+    root = _root(ws)
+    try:
+        with Root(root) as base:
+            names = base.names(directory)
+    except (FileNotFoundError, NotADirectoryError):
         return found, problems
-    for path in sorted(directory.glob("*.json")):
-        if path.name.startswith("."):
+    except OSError as exc:
+        raise fs.explain_os_error(exc, directory) from None
+    for name in sorted(names):
+        if name.startswith(".") or not name.endswith(".json"):
             continue
+        path = directory / name
         try:
-            binding = _read(path)
+            binding = _read(path, root)
         except InvalidInput as exc:
             problems.append({"file": str(path), "code": exc.code, "message": str(exc)})
             continue
@@ -299,8 +307,9 @@ def _validate_runtime(binding: SessionBinding) -> None:
         credentials.get(binding.credential["credentialSlug"])
 
 
-def _write_new(path: Path, binding: SessionBinding) -> bool:
-    return fs.create_exclusive(path, fs.dump_json(binding.to_file()).encode("utf-8"), mode=0o644)
+def _write_new(ws, path: Path, binding: SessionBinding) -> bool:
+    return fs.create_exclusive(path, fs.dump_json(binding.to_file()).encode("utf-8"), mode=0o644,
+                               dir_mode=0o755, root=_root(ws))
 
 
 def _journal_born(ws, binding: SessionBinding, now: datetime | None) -> None:
@@ -332,9 +341,9 @@ def create_session(ws, *, agent: str, credential: Any = None, model: str | None 
     binding = make_binding(resume_id=new_resume_id(rng), agent=agent, credential=credential, model=model,
                            effort=effort, display_name=display_name, created_at=clock.to_iso(now))
     _validate_runtime(binding)
-    fs.ensure_dir(sessions_dir(ws), 0o755)
+    fs.ensure_dir(sessions_dir(ws), 0o755, root=_root(ws))
     for _ in range(64):
-        if _write_new(session_path(ws, binding.resume_id), binding):
+        if _write_new(ws, session_path(ws, binding.resume_id), binding):
             _journal_born(ws, binding, now)
             return binding
         # A taken id regenerates the whole id, never just its suffix.
@@ -345,15 +354,16 @@ def create_session(ws, *, agent: str, credential: Any = None, model: str | None 
 def ensure_session(ws, binding: SessionBinding, *, now: datetime | None = None) -> SessionBinding:
     """Freeze ``binding`` unless its session exists: equal -> no-op, different -> refused (file unchanged)."""
     path = session_path(ws, binding.resume_id)
-    fs.ensure_dir(path.parent, 0o755)
-    with fs.locked_file(path):
-        existing = _read(path)
+    root = _root(ws)
+    fs.ensure_dir(path.parent, 0o755, root=root)
+    with fs.locked_file(path, root=root, dir_mode=0o755):
+        existing = _read(path, root)
         if existing is None:
             _validate_runtime(binding)
             if binding.created_at is None and now is not None:
                 binding = replace(binding, created_at=clock.to_iso(now))
-            if not _write_new(path, binding):
-                existing = _read(path)
+            if not _write_new(ws, path, binding):
+                existing = _read(path, root)
             else:
                 _journal_born(ws, binding, now)
                 return binding
@@ -371,7 +381,8 @@ def replace_binding(ws, resume_id: str, *, credential: Any = KEEP, model: Any = 
     """Change credential, model and/or effort (``None`` clears model or effort).
     The agent is frozen; the display name is kept."""
     path = session_path(ws, resume_id)
-    with fs.locked_file(path):
+    root = _root(ws)
+    with fs.locked_file(path, root=root, dir_mode=0o755):
         current = load_session(ws, resume_id)
         new = make_binding(
             resume_id=resume_id, agent=current.agent,
@@ -383,15 +394,16 @@ def replace_binding(ws, resume_id: str, *, credential: Any = KEEP, model: Any = 
         doc = new.to_file()
         if now is not None:
             doc["replacedAt"] = clock.to_iso(now)
-        fs.atomic_write_json(path, doc)
+        fs.atomic_write_json(path, doc, root=root, dir_mode=0o755)
         return new
 
 
 def rename_session(ws, resume_id: str, display_name: str | None) -> SessionBinding:
     """Set or (with None) clear the display name; the runtime binding is untouched."""
     path = session_path(ws, resume_id)
-    with fs.locked_file(path):
-        raw = fs.read_json(path, missing=None, max_bytes=MAX_FILE_BYTES)
+    root = _root(ws)
+    with fs.locked_file(path, root=root, dir_mode=0o755):
+        raw = fs.read_json(path, missing=None, max_bytes=MAX_FILE_BYTES, root=root)
         current = load_session(ws, resume_id)
         name = _display_name(display_name)
         doc = current.to_file()
@@ -400,7 +412,7 @@ def rename_session(ws, resume_id: str, display_name: str | None) -> SessionBindi
         doc.pop("displayName", None)
         if name:
             doc["displayName"] = name
-        fs.atomic_write_json(path, doc)
+        fs.atomic_write_json(path, doc, root=root, dir_mode=0o755)
         return replace(current, display_name=name)
 
 
@@ -414,14 +426,16 @@ def record_native_session(ws, resume_id: str, native_session_id: str, now: datet
     record = {"version": 1, "resumeId": resume_id, "agent": binding.agent, "nativeSessionId": native_session_id,
               "recordedAt": clock.to_iso(now)}
     path = _native_path(ws, resume_id)
-    fs.ensure_dir(path.parent, 0o755)
-    with fs.locked_file(path):
-        fs.atomic_write_json(path, record, mode=0o644)
+    root = _root(ws)
+    fs.ensure_dir(path.parent, 0o755, root=root)
+    with fs.locked_file(path, root=root, dir_mode=0o755):
+        fs.atomic_write_json(path, record, mode=0o644, root=root, dir_mode=0o755)
     return record
 
 
 def native_session_id(ws, resume_id: str) -> str | None:
-    data = fs.read_json(_native_path(ws, resume_id), missing=None, max_bytes=MAX_FILE_BYTES)
+    data = fs.read_json(_native_path(ws, resume_id), missing=None, max_bytes=MAX_FILE_BYTES,
+                        root=_root(ws))
     if not isinstance(data, dict):
         return None
     value = data.get("nativeSessionId")

@@ -99,7 +99,7 @@ def owned_path_problem(rel: str) -> str | None:
 def read_state(root: os.PathLike | str) -> dict | None:
     """``.alice/stickers.json`` (validated), or None when the workspace never had stickers."""
     path = Path(root) / STATE_FILE
-    data = fs.read_json(path, missing=None, max_bytes=1024 * 1024)
+    data = fs.read_json(path, missing=None, max_bytes=1024 * 1024, root=root)
     if data is None:
         return None
 

@@ -82,8 +82,10 @@ def parse_manifest(data: bytes, *, file: object = None) -> Manifest:
     if len(data) > MAX_BYTES:
         raise ManifestError(f"file too large ({len(data)} bytes; limit {MAX_BYTES})", file=file,
                             code="too_large")
+    from openalice.core.fs import loads_json
+
     try:
-        document = json.loads(data.decode("utf-8"))
+        document = loads_json(data.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise ManifestError(f"not UTF-8 (byte {exc.start})", file=file, code="invalid_json") from None
     except json.JSONDecodeError as exc:
@@ -91,6 +93,8 @@ def parse_manifest(data: bytes, *, file: object = None) -> Manifest:
                             file=file, code="invalid_json") from None
     except RecursionError:
         raise ManifestError("malformed JSON: nested too deeply", file=file, code="invalid_json") from None
+    except ValueError as exc:
+        raise ManifestError(f"malformed JSON: {exc}", file=file, code="invalid_json") from None
     from openalice.core.resources import schema_validator
 
     problems = [{"path": v.instance_path or "/", "message": _friendly(v.keyword_path, v.message)}
@@ -124,7 +128,7 @@ def load_manifest(root: str | Path) -> Manifest:
 
     path = manifest_path(root)
     try:
-        data = fs.read_bytes(path, max_bytes=MAX_BYTES)
+        data = fs.read_bytes(path, max_bytes=MAX_BYTES, root=root)
     except NotFound:
         raise ManifestError("no harness.json at the workspace root: this workspace declares no Studio",
                             file=path, code="missing") from None

@@ -28,7 +28,6 @@ import json
 import os
 import re
 import shutil
-import tempfile
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -115,7 +114,7 @@ def read_receipt(root: os.PathLike | str) -> Receipt:
 def _read_receipt(root: Path) -> tuple[Receipt, bytes]:
     path = root / RECEIPT_FILE
     try:
-        data = fs.read_bytes(path, max_bytes=MAX_RECEIPT, missing=None)
+        data = fs.read_bytes(path, max_bytes=MAX_RECEIPT, missing=None, root=root)
     except InvalidInput as exc:
         raise _bad_receipt(path, exc.message) from None
     if data is None:
@@ -250,11 +249,10 @@ def _registered(target: Path) -> bool:
 
 def _clone_into(target: Path, repository: str, ref: str | None) -> Receipt:
     """Clone next to ``target``, check it, then move it into place (an empty ``target`` is replaced)."""
-    parent = target.parent
-    fs.ensure_dir(parent, 0o755)
-    scratch = Path(tempfile.mkdtemp(prefix=".tmp-clone-", dir=parent))
-    try:
-        clone = scratch / "repo"
+    # Staged beside the target (``.tmp-<name>.<pid>.<host>.*``): a clone killed
+    # midway is removed by the next init of the same target (core.fs.staged_dir).
+    fs.ensure_dir(target.parent, 0o755)
+    with fs.staged_dir(target, mode=0o755, replace_empty=True) as clone:
         git.clone(repository, clone)
         commit = git.resolve_commit(clone, "HEAD") if ref is None else _clone_ref(clone, ref)
         if commit is None:
@@ -268,14 +266,9 @@ def _clone_into(target: Path, repository: str, ref: str | None) -> Receipt:
             branch = ref
         git.checkout_branch(clone, branch, commit)
         receipt = Receipt(_template_name(repository), repository, manifest.version, commit)
-        fs.atomic_write_bytes(clone / RECEIPT_FILE, receipt.encoded(), mode=0o644, dir_mode=0o755)
-        if target.exists():
-            target.rmdir()            # empty (checked): the clone takes its place
-        os.rename(clone, target)
-        fs.fsync_dir(parent)
-        return receipt
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        fs.atomic_write_bytes(clone / RECEIPT_FILE, receipt.encoded(), mode=0o644, dir_mode=0o755,
+                              root=clone)
+    return receipt
 
 
 def _clone_ref(clone: Path, ref: str) -> str | None:
@@ -560,7 +553,8 @@ def _merge(root: Path, plan: Preview) -> Applied:
                                details={"conflicts": sorted(unmerged), "stderr": "\n".join(detail[-20:])})
         crash_point("source-merged")
         receipt = Receipt(plan.receipt.template, plan.receipt.repository, plan.version, plan.commit)
-        fs.atomic_write_bytes(root / RECEIPT_FILE, receipt.encoded(), mode=0o644, dir_mode=0o755)
+        fs.atomic_write_bytes(root / RECEIPT_FILE, receipt.encoded(), mode=0o644, dir_mode=0o755,
+                              root=root)
         git.add(root, [RECEIPT_FILE], force=True)
         commit = git.commit_merge(root, message)
     except BaseException:

@@ -99,6 +99,13 @@ def read_state(workspace_id: str) -> dict:
     if not isinstance(data, dict) or data.get("phase") not in PHASES or not isinstance(data.get("generation"), int):
         raise InvalidInput("not a Studio state record (phase/generation missing)", file=path,
                            code="malformed_studio_state")
+    from openalice.core.resources import schema_validator
+
+    violations = schema_validator("studio-state").errors(data)
+    if violations:  # a pid that is a list would be signalled, a host that is a path published
+        first = violations[0]
+        raise InvalidInput(f"not a Studio state record: {first.message}", file=path,
+                           field=first.instance_path or "/", code="malformed_studio_state")
     return data
 
 

@@ -263,8 +263,9 @@ _ALICE_GITIGNORE = b"""# Written by OpenAlice: lock and temp files beside state 
 
 
 def _ensure_alice_dir(root: Path) -> None:
-    fs.ensure_dir(root / ".alice" / "issues", 0o755)
-    fs.create_exclusive(root / ".alice" / ".gitignore", _ALICE_GITIGNORE)
+    fs.ensure_dir(root / ".alice" / "issues", 0o755, root=root)
+    fs.create_exclusive(root / ".alice" / ".gitignore", _ALICE_GITIGNORE, dir_mode=0o755,
+                        root=root)
 
 
 def _refuse_nesting(real: str, registered: list[Workspace]) -> None:

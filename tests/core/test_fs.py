@@ -180,6 +180,146 @@ def test_stamps_record_an_instant_without_following_symlinks(tmp_path):
     assert target.stat().st_mtime_ns == before
 
 
+# -- issue 16: abandoned temps, strict state JSON, rooted writes, private homes -----------
+
+def dead_pid() -> int:
+    """The pid of a process that has exited (and been reaped)."""
+    import subprocess
+    import sys
+
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def temp_of(directory, target: str, pid: int) -> "os.PathLike":
+    path = directory / f"{fs.TEMP_PREFIX}{target}.{pid}.{fs._HOST}.0123abcd"
+    path.write_text("half a write")
+    return path
+
+
+def test_the_next_writer_of_a_directory_removes_temps_whose_writer_is_gone(tmp_path):
+    directory = tmp_path / "d"
+    directory.mkdir()
+    gone = temp_of(directory, "other.json", dead_pid())         # any target in the directory
+    running = temp_of(directory, "state.json", os.getppid())     # a writer still in flight
+    legacy_young = directory / ".tmp-state.json.k2j4h5g6"        # no pid: the age decides
+    legacy_young.write_text("x")
+    legacy_old = directory / ".tmp-state.json.a1b2c3d4"
+    legacy_old.write_text("x")
+    past = time.time() - fs.TEMP_MAX_AGE - 1
+    os.utime(legacy_old, (past, past))
+    fs._swept.clear()
+    fs.atomic_write_json(directory / "state.json", {"v": 1})
+    left = sorted(p.name for p in directory.iterdir())
+    assert left == sorted(["state.json", running.name, legacy_young.name]), left
+    os.utime(running, (past, past))                              # an hour later
+    fs._swept.clear()
+    fs.remove_file(directory / "missing.json")                   # removing is writing too
+    assert sorted(p.name for p in directory.iterdir()) == sorted(["state.json",
+                                                                   legacy_young.name])
+
+
+def test_the_sweep_runs_once_per_process_and_directory(tmp_path, monkeypatch):
+    fs._swept.clear()
+    calls = []
+    real = fs._sweep_fd
+    monkeypatch.setattr(fs, "_sweep_fd", lambda *a, **k: calls.append(1) or real(*a, **k))
+    for i in range(5):
+        fs.atomic_write_json(tmp_path / "a" / "x.json", {"i": i})
+        fs.atomic_write_json(tmp_path / "b" / "x.json", {"i": i})
+    assert len(calls) == 2
+
+
+def test_temp_names_carry_the_writer(tmp_path, monkeypatch):
+    seen = []
+    real = os.replace
+
+    def spy(src, dst, **kw):
+        seen.append(src)
+        return real(src, dst, **kw)
+
+    monkeypatch.setattr(os, "replace", spy)
+    fs.atomic_write_text(tmp_path / "f.txt", "x")
+    assert fs._temp_owner(seen[0]) == (os.getpid(), fs._HOST)
+    assert fs._temp_target(seen[0]) == "f.txt"
+    assert fs._temp_target(".tmp-f.txt.ab12cd34") == "f.txt"  # mkstemp's names of before
+
+
+@pytest.mark.parametrize("failure", [OSError(28, "No space left on device"), KeyboardInterrupt()])
+def test_a_failed_write_removes_its_temp_at_once(tmp_path, monkeypatch, failure):
+    def boom(*a, **k):
+        raise failure
+
+    monkeypatch.setattr(os, "fsync", boom)
+    with pytest.raises((OSError, KeyboardInterrupt, Exception)):
+        fs.atomic_write_text(tmp_path / "k.env", "API_KEY='sk-x'\n", mode=0o600)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("text,kind", [("null", "null"), ("[]", "an array"), ("3", "a number"),
+                                       ('"x"', "a string"), ("true", "a boolean")])
+def test_a_state_file_that_is_not_an_object_is_malformed_never_absent(tmp_path, text, kind):
+    path = tmp_path / "state.json"
+    path.write_text(text)
+    with pytest.raises(InvalidInput) as info:
+        fs.read_json(path, missing=None)
+    err = info.value
+    assert err.file == str(path) and err.code == "malformed_json" and kind in err.message
+    with pytest.raises(InvalidInput):
+        fs.locked_update_json(path, lambda d: {"replaced": True}, default=dict)
+    assert path.read_text() == text  # never silently replaced
+    assert fs.read_json(tmp_path / "none.json", missing=None) is None
+
+
+def test_new_files_under_a_home_are_private_whatever_the_umask(tmp_path, monkeypatch):
+    home = tmp_path / "openalice"
+    monkeypatch.setenv("OPENALICE_HOME", str(home))
+    old = os.umask(0)
+    fs._umask_cache = None
+    try:
+        fs.atomic_write_json(home / "state" / "x.json", {})
+        fs.atomic_write_json(tmp_path / "elsewhere" / "y.json", {})
+    finally:
+        os.umask(old)
+        fs._umask_cache = None
+    assert stat.S_IMODE((home / "state" / "x.json").stat().st_mode) == 0o600
+    assert stat.S_IMODE((home / "state").stat().st_mode) == 0o700
+    assert stat.S_IMODE((tmp_path / "elsewhere" / "y.json").stat().st_mode) == 0o666
+
+
+def test_private_directories_are_exactly_0700_even_under_a_umask_that_takes_owner_bits(tmp_path):
+    old = os.umask(0o277)
+    try:
+        fs.ensure_dir(tmp_path / "a" / "b", 0o700)
+    finally:
+        os.umask(old)
+    for p in (tmp_path / "a", tmp_path / "a" / "b"):
+        assert stat.S_IMODE(p.stat().st_mode) == 0o700
+
+
+def test_rooted_writes_and_reads_never_leave_the_root(tmp_path):
+    root = tmp_path / "ws"
+    (root / ".alice").mkdir(parents=True)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    os.symlink(outside, root / ".alice" / "issues")
+    target = root / ".alice" / "issues" / "x.md"
+    from openalice.core.errors import PathEscape
+
+    for write in (lambda: fs.atomic_write_text(target, "x", root=root),
+                  lambda: fs.create_exclusive(target, b"x", root=root),
+                  lambda: fs.read_bytes(target, root=root),
+                  lambda: fs.locked_update_json(target, dict, default=dict, root=root)):
+        with pytest.raises(PathEscape):
+            write()
+    assert list(outside.iterdir()) == []
+    os.unlink(root / ".alice" / "issues")
+    fs.atomic_write_text(target, "inside", root=root, dir_mode=0o755)
+    assert fs.read_text(target, root=root) == "inside"
+    assert stat.S_IMODE((root / ".alice" / "issues").stat().st_mode) == 0o755 & ~fs._umask()
+
+
 def test_atomic_write_many_replaces_each_file_and_leaves_no_temp_files(tmp_path):
     (tmp_path / "a").mkdir()
     (tmp_path / "a" / "old.txt").write_text("old")
@@ -221,3 +361,49 @@ def test_staged_dir_appears_whole_or_not_at_all(tmp_path):
             (staging / "f").write_text("partial")
             raise RuntimeError("failed midway")
     assert not other.exists() and [p.name for p in (tmp_path / "rev").iterdir()] == ["abc"]
+
+
+def test_staged_dir_may_replace_an_empty_directory_and_sweeps_a_killed_build(tmp_path):
+    """``init --from-git`` clones through it: an empty target is taken over at the
+    rename (never a non-empty one), and the staging directory of a build whose
+    writer is gone is removed by the next build of the same target."""
+    import subprocess
+    import sys
+
+    target = tmp_path / "ws"
+    target.mkdir()
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    killed = tmp_path / f"{fs.TEMP_PREFIX}ws.{child.pid}.{fs._HOST}.00ff00ff"
+    (killed / ".git").mkdir(parents=True)
+    with fs.staged_dir(target, replace_empty=True) as staging:
+        assert not killed.exists()
+        (staging / "f").write_text("1")
+        assert target.is_dir() and not any(target.iterdir())     # still the empty one meanwhile
+    assert (target / "f").read_text() == "1"
+    with pytest.raises(Conflict):
+        with fs.staged_dir(target, replace_empty=True):
+            pass
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ws"]
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="needs /proc (Linux)")
+def test_a_temp_whose_pid_now_belongs_to_a_younger_process_is_abandoned(tmp_path):
+    """A pid is reused (32,768 of them on a busy machine): a process that started
+    after the temp was last written cannot be its writer."""
+    import subprocess
+    import sys
+
+    younger = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        reused = tmp_path / f"{fs.TEMP_PREFIX}f.{younger.pid}.{fs._HOST}.00ff00ff"
+        reused.write_text("half")
+        minute_ago = time.time() - 60
+        os.utime(reused, (minute_ago, minute_ago))
+        older = tmp_path / f"{fs.TEMP_PREFIX}g.{os.getppid()}.{fs._HOST}.00ff00ff"
+        older.write_text("in flight")            # its writer (alive, started before it) may still write it
+        removed = fs.sweep_temp_files(tmp_path)
+        assert removed == [reused] and older.exists()
+    finally:
+        younger.kill()
+        younger.wait()

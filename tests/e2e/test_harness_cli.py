@@ -307,6 +307,23 @@ def test_a_killed_apply_is_recovered_by_the_next_harness_command(cli, tmp_path):
     assert (root / ".agents/skills/alice/SKILL.md").read_text().endswith("New in 1.1.0.\n")
 
 
+def test_status_after_it_recovered_a_killed_apply_is_up_to_date_and_says_so(cli, tmp_path):
+    """A transaction status itself rolled back is reported, but leaves nothing
+    needing attention: exit 0 (the reliability suite's kills found exit 3 here)."""
+    ws = init(cli, tmp_path / "ws")
+    root = Path(ws["path"])
+    killed = cli("alice-harness", "upgrade", "--skill", "alice", "--action", "remove", "--apply", cwd=root,
+                 env={"OPENALICE_TEST_CRASH_AFTER": "managed-first-write"})
+    assert killed.returncode == -signal.SIGKILL
+    status = cli("alice-harness", "status", "--json", cwd=root)
+    doc = check("harness-status", status.json())["workspaces"][0]
+    assert status.returncode == 0, status
+    assert doc["upToDate"] and doc["problems"] == [
+        "recovered an interrupted alice-harness transaction (rolled_back)"], doc
+    again = cli("alice-harness", "status", "--json", cwd=root)
+    assert again.returncode == 0 and again.json()["workspaces"][0]["problems"] == []
+
+
 @needs_git
 def test_a_crash_after_the_commit_finalizes_only_the_scoped_skill(cli, tmp_path):
     ws = init(cli, tmp_path / "ws", git_repo=True)

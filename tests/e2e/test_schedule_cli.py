@@ -92,10 +92,10 @@ def test_scan_fires_due_issues_and_reports_why_others_did_not(sch, workspace):
         assert files, pattern
         for path in files:
             conforms(name, json.loads(path.read_text()))
-    import marshal
+    from openalice.schedule.fastpath import decode_cache
 
     (cache,) = state_files("schedule/scan-cache.marshal")
-    conforms("schedule-scan-cache", marshal.loads(cache.read_bytes()))
+    conforms("schedule-scan-cache", decode_cache(cache.read_bytes()))
     for path in state_files("runs/**/*.jsonl"):
         for line in path.read_text().splitlines():
             conforms("task-index-line", json.loads(line))

@@ -98,23 +98,19 @@ def test_unreadable_file(ws):
         target.chmod(0o600)
 
 
-def test_open_reference_refuses_a_final_symlink_swapped_in_after_the_check(ws, outside,
-                                                                          monkeypatch):
-    (ws.root / "a.md").write_text("fine")
-    real = str(ws.root / "a.md")
-    from openalice.core import paths
-
-    checked = paths.contained_file
-
-    def check_then_swap(root, rel, **kw):
-        target = checked(root, rel, **kw)
-        os.unlink(real)
-        os.symlink(outside / "private.txt", real)  # the race a check-then-open would lose
-        return target
-
-    monkeypatch.setattr(paths, "contained_file", check_then_swap)
+def test_open_reference_refuses_a_file_or_parent_swapped_for_a_symlink_out(ws, outside):
+    (ws.root / "reports").mkdir()
+    (ws.root / "reports" / "a.md").write_text("fine")
+    os.close(files.open_reference(ws.root, "reports/a.md"))
+    os.unlink(ws.root / "reports" / "a.md")
+    os.symlink(outside / "private.txt", ws.root / "reports" / "a.md")
     with pytest.raises(PathEscape):
-        files.open_reference(ws.root, "a.md")
+        files.open_reference(ws.root, "reports/a.md")
+    os.rename(ws.root / "reports", ws.root / "reports.real")
+    os.symlink(outside, ws.root / "reports", target_is_directory=True)
+    (outside / "a.md").write_text("outside")
+    with pytest.raises(PathEscape):  # no check apart from the open: nothing to race
+        files.open_reference(ws.root, "reports/a.md")
 
 
 def test_show_reports_changes_since_publication(ws, store):

@@ -201,3 +201,42 @@ def test_a_killed_mark_all_read_leaves_the_old_sidecar_or_the_new_one(pushed, st
             store.read_state_path.write_text(json.dumps(
                 {"version": 2, "segments": [], "unread": {}, "read": {ids[0]: 5}}))
     assert inbox.counts(store)["total"] == 300
+
+
+@pytest.mark.parametrize("watermark_change", [
+    {"problems": [{"reason": "x"}]},                    # a problem with no offset (the fuzz found it)
+    {"problems": [{"offset": "12", "reason": "x"}]},
+    {"problems": ["bad line"]},
+    {"line": True},
+    {"entries": True},
+])
+def test_a_damaged_watermark_is_a_bad_file_not_a_crash(pushed, store, watermark_change):
+    """Readers take every entry as unread and report the file; writers refuse."""
+    from openalice.core.errors import InvalidInput
+
+    ids = [pushed(f"r{i}", minutes=i)["id"] for i in range(3)]
+    inbox.mark_all_read(store, now_ms=10)
+    state = _disk(store)
+    state["watermark"].update(watermark_change)
+    store.read_state_path.write_text(json.dumps(state))
+    fresh = inbox.InboxStore(store.directory)
+    assert inbox.counts(fresh) == {"total": 3, "unread": 3}
+    assert fresh.read_state_problem and "watermark" in json.dumps(fresh.problems)
+    with pytest.raises(InvalidInput) as err:
+        inbox.mark_read(inbox.InboxStore(store.directory), ids[0], now_ms=20)
+    assert err.value.file and "read-state.json" in str(err.value.file)
+
+
+def test_a_watermark_past_the_end_of_the_file_is_a_moved_prefix_not_a_crash(pushed, store):
+    """A line offset no file has (the soak's fuzz: 2**63 made the seek fail):
+    the prefix is not the recorded one, so everything is recomputed once."""
+    ids = [pushed(f"r{i}", minutes=i)["id"] for i in range(3)]
+    inbox.mark_all_read(store, now_ms=10)
+    state = _disk(store)
+    state["watermark"]["line"] = 2 ** 63
+    store.read_state_path.write_text(json.dumps(state))
+    fresh = inbox.InboxStore(store.directory)
+    assert not readstate._prefix_intact(fresh, readstate.load(fresh))
+    assert inbox.counts(fresh) == {"total": 3, "unread": 0}
+    inbox.mark_unread(inbox.InboxStore(store.directory), ids[0])
+    assert inbox.counts(inbox.InboxStore(store.directory)) == {"total": 3, "unread": 1}

@@ -240,14 +240,15 @@ def test_unreadable_directory_is_reported_and_others_still_read(tmp_path, monkey
     good = make_ws(tmp_path / "good", "good")
     (tmp_path / "good" / ".alice" / "issues" / "a.md").write_text(GOOD)
     locked = make_ws(tmp_path / "locked", "locked")
-    real_scandir = os.scandir
+    real_listdir = os.listdir
 
-    def scandir(path):
-        if "locked" in str(path):
+    def listdir(where):  # the issues directory is listed through its descriptor
+        name = os.readlink(f"/proc/self/fd/{where}") if isinstance(where, int) else str(where)
+        if "locked" in name:
             raise PermissionError(13, "Permission denied")
-        return real_scandir(path)
+        return real_listdir(where)
 
-    monkeypatch.setattr(reader.os, "scandir", scandir)
+    monkeypatch.setattr(reader.os, "listdir", listdir)
     found = read_issues(locked)
     assert (found.state, found.reason, found.readable) == ("invalid", "unreadable", False)
     assert "Permission denied" in found.error

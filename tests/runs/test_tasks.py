@@ -216,3 +216,58 @@ def test_long_odd_ids_fit_in_a_file_name():
     encoded = tasks.safe_name(long_name)
     assert len(encoded) <= 130 and encoded.startswith("~h")
     assert tasks.safe_name("é" * 121) != encoded
+
+
+def test_a_creation_killed_mid_write_leaves_no_temp_once_its_record_is_looked_up(tmp_path):
+    """Nothing writes a task directory whose creation died: its lookup removes the
+    killed writer's temp file (issue 16: every leftover has someone to sweep it)."""
+    from openalice.runs import tasks
+
+    record = tasks.create_task({"workspaceId": "w", "createdAt": "2026-01-01T00:00:00Z"})
+    directory = tasks.task_dir(record["taskId"])
+    (directory / "task.json").unlink()
+    temp = _temp_of_a_killed_writer(directory)
+    assert tasks.find_task(record["taskId"]) is None
+    assert not temp.exists()
+
+
+def test_the_next_creation_removes_the_temp_of_a_creation_killed_before_its_record(tmp_path):
+    """A killed creation nobody ever looks up again (older than any page a reader
+    asks for) still loses its temp: the next creation looks at the newest lines."""
+    from openalice.core import fs
+    from openalice.runs import tasks
+
+    killed = tasks.create_task({"workspaceId": "w", "createdAt": "2026-01-01T00:00:00Z"})
+    directory = tasks.task_dir(killed["taskId"])
+    (directory / "task.json").unlink()
+    temp = _temp_of_a_killed_writer(directory)
+    fs._swept.clear()   # as a fresh process
+    tasks.create_task({"workspaceId": "other", "createdAt": "2026-01-01T00:01:00Z"})
+    assert not temp.exists()
+
+
+def test_a_record_whose_supervisor_died_mid_write_loses_the_temp_once_read(tmp_path):
+    """The supervisor killed while rewriting its record: nobody writes that record
+    again, so reading it (it reads as interrupted) removes the temp file."""
+    from openalice.runs import tasks
+
+    record = tasks.create_task({"workspaceId": "w", "createdAt": "2026-01-01T00:00:00Z",
+                                "supervisor": {"pid": _dead_pid()}})
+    temp = _temp_of_a_killed_writer(tasks.task_dir(record["taskId"]))
+    assert tasks.effective(tasks.find_task(record["taskId"]))["status"] == "interrupted"
+    assert not temp.exists()
+
+
+def _dead_pid() -> int:
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def _temp_of_a_killed_writer(directory):
+    """A half-written ``task.json`` temp whose writer (its pid) is gone."""
+    from openalice.core import fs
+
+    temp = directory / f"{fs.TEMP_PREFIX}task.json.{_dead_pid()}.{fs._HOST}.00ff00ff"
+    temp.write_text('{"half": ')
+    return temp

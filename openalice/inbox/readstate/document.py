@@ -65,6 +65,10 @@ def _positive_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
 
+def _count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
 def _check_marks(store: InboxStore, read: object) -> dict:
     if not isinstance(read, dict):
         raise _bad(store, "'read' must be an object of id -> readAt (ms)", "read")
@@ -98,11 +102,13 @@ def _parse(data: object, store: InboxStore) -> tuple[ReadState, bool]:
     watermark = data.get("watermark")
     if watermark is not None:
         ok = (isinstance(watermark, dict) and isinstance(watermark.get("id"), str)
-              and isinstance(watermark.get("line"), int) and watermark["line"] >= 0
-              and isinstance(watermark.get("entries"), int) and watermark["entries"] > 0
-              and isinstance(watermark.get("problems", []), list))
+              and _count(watermark.get("line")) and _positive_int(watermark.get("entries"))
+              and isinstance(watermark.get("problems", []), list)
+              and all(isinstance(p, dict) and _count(p.get("offset")) and isinstance(p.get("reason"), str)
+                      for p in watermark.get("problems", [])))
         if not ok:
-            raise _bad(store, "'watermark' must be {line, id, entries, problems}", "watermark")
+            raise _bad(store, "'watermark' must be {line, id, entries, problems: [{offset, reason}]}",
+                       "watermark")
     elif segments or unread:
         raise _bad(store, "segments and unread marks need a watermark", "watermark")
     return ReadState(watermark, segments, unread, read), False
