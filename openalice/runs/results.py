@@ -41,10 +41,8 @@ def read_structured(task_id: str) -> tuple[dict | None, str | None]:
     """The run's structured output (None before it has any) and, instead, what is wrong with it."""
     try:
         data = fs.read_json(tasks.task_dir(task_id) / STRUCTURED, missing=None)
-    except AliceError as exc:
+    except AliceError as exc:  # state JSON is read strictly: a non-object is malformed
         return None, str(exc)
-    if data is not None and not isinstance(data, dict):
-        return None, "structured.json is not an object"
     return data, None
 
 

@@ -26,7 +26,9 @@ def test_read_structured_reports_what_is_wrong_instead_of_raising(registry, ws):
     assert results.read_structured(task_id) == (None, None)  # nothing written yet
     path = tasks.task_dir(task_id) / results.STRUCTURED
     fs.atomic_write_json(path, [1, 2])
-    assert results.read_structured(task_id) == (None, "structured.json is not an object")
+    data, problem = results.read_structured(task_id)
+    # state JSON is read strictly: the problem names the file and says what is wrong
+    assert data is None and problem == f"{path}: malformed: the top level is an array, not an object"
     fs.atomic_write_json(path, {"schemaVersion": 1, "assistantText": "ok"})
     assert results.read_structured(task_id) == ({"schemaVersion": 1, "assistantText": "ok"}, None)
 
