@@ -15,8 +15,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from openalice.core.errors import InvalidInput
+from openalice.core import fs
+from openalice.core.errors import AliceError, InvalidInput, NotFound
 from openalice.core.records import record_class
+from openalice.core.resources import schema_validator
 
 __all__ = ["MANIFEST_NAME", "MAX_BYTES", "ManifestError", "Capability", "Manifest", "manifest_path",
            "parse_manifest", "load_manifest"]
@@ -91,8 +93,6 @@ def parse_manifest(data: bytes, *, file: object = None) -> Manifest:
                             file=file, code="invalid_json") from None
     except RecursionError:
         raise ManifestError("malformed JSON: nested too deeply", file=file, code="invalid_json") from None
-    from openalice.core.resources import schema_validator
-
     problems = [{"path": v.instance_path or "/", "message": _friendly(v.keyword_path, v.message)}
                 for v in schema_validator("harness-manifest").errors(document)]
     capabilities = document.get("capabilities") if isinstance(document, dict) else None
@@ -119,9 +119,6 @@ def parse_manifest(data: bytes, *, file: object = None) -> Manifest:
 
 def load_manifest(root: str | Path) -> Manifest:
     """The workspace's ``harness.json`` (``missing`` if there is none)."""
-    from openalice.core import fs
-    from openalice.core.errors import AliceError, NotFound
-
     path = manifest_path(root)
     try:
         data = fs.read_bytes(path, max_bytes=MAX_BYTES)
