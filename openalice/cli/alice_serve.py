@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import json
+import os
 
 from ._dispatch import Context, add_verb, int_in_range
 
@@ -30,10 +32,7 @@ def register(sub, common) -> None:
 
 
 def cmd_serve(args: argparse.Namespace, ctx: Context) -> int:
-    import json
-    import os
-
-    from openalice.gateway import Gateway
+    from openalice.gateway import Gateway  # lazy: per verb, so start-up and --help load no domain module
 
     gateway = Gateway(host=args.host, port=args.port, allow_remote=args.allow_remote,
                       log=ctx.stderr)
@@ -49,7 +48,7 @@ def cmd_serve(args: argparse.Namespace, ctx: Context) -> int:
             ctx.warn(f"listening on {args.host}, which is not a loopback address: anyone who can "
                      "reach it and learns the token can read your inbox and change your issues")
         if args.open:
-            import webbrowser
+            import webbrowser  # lazy: only --open starts a browser
 
             if not webbrowser.open(gateway.url):
                 ctx.warn("could not open a browser; open the URL above by hand")

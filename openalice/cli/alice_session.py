@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from openalice.core.errors import UsageError
+from openalice.core.output import table
+
 from ._dispatch import Context, add_verb
 
 TYPE_CHECKING = False
@@ -107,7 +110,7 @@ def _human_binding(b: dict) -> str:
 
 
 def cmd_new(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import sessions, workspaces
+    from openalice import sessions, workspaces  # lazy: per verb, so start-up and --help load no domain module
 
     ws = workspaces.resolve(args.workspace)
     workspaces.authorize_write(workspaces.Caller.of_process(), ws)
@@ -130,15 +133,13 @@ def cmd_new(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import sessions, workspaces
+    from openalice import sessions, workspaces  # lazy: per verb, so start-up and --help load no domain module
 
     ws = workspaces.resolve(args.workspace)
     found, problems = sessions.list_sessions(ws)
     data = {"workspace": ws.id, "sessions": [b.to_dict() for b in found], "problems": problems}
 
     def human(d: dict) -> str:
-        from openalice.core.output import table
-
         lines = [table([_binding_cells(b) for b in d["sessions"]], _LIST_HEADERS)] if d["sessions"] \
             else ["no sessions"]
         lines += [f"INVALID {p['file']}: {p['message']}" for p in d["problems"]]
@@ -151,7 +152,7 @@ def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import sessions, workspaces
+    from openalice import sessions, workspaces  # lazy: per verb, so start-up and --help load no domain module
 
     ws = workspaces.resolve(args.workspace)
     binding = sessions.load_session(ws, args.resume_id)
@@ -171,8 +172,7 @@ def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_replace(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import sessions, workspaces
-    from openalice.core.errors import UsageError
+    from openalice import sessions, workspaces  # lazy: per verb, so start-up and --help load no domain module
 
     ws = workspaces.resolve(args.workspace)
     workspaces.authorize_write(workspaces.Caller.of_process(), ws)
@@ -202,7 +202,7 @@ def cmd_replace(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_rename(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import sessions, workspaces
+    from openalice import sessions, workspaces  # lazy: per verb, so start-up and --help load no domain module
 
     ws = workspaces.resolve(args.workspace)
     workspaces.authorize_write(workspaces.Caller.of_process(), ws)

@@ -34,15 +34,15 @@ def register(sub, common) -> None:
 
 
 def cmd_proxy(args: argparse.Namespace, ctx: Context) -> int:
-    import signal
-    import threading
+    import signal  # lazy: only the proxy verb needs signal handling
+    import threading  # lazy: only the proxy verb starts threads
 
-    from openalice.core import clock
-    from openalice.studio import proxy
+    from openalice.core import clock  # lazy: per verb, so start-up and --help load no domain module
+    from openalice.studio import proxy  # lazy: per verb, so start-up and --help load no domain module
 
     workspace = None
     if args.workspace:
-        from openalice import workspaces
+        from openalice import workspaces  # lazy: per verb, so start-up and --help load no domain module
 
         workspace = workspaces.resolve(args.workspace).id
     server = proxy.make_server(proxy.DEFAULT_PORT if args.port is None else args.port, workspace=workspace,
@@ -61,7 +61,7 @@ def cmd_proxy(args: argparse.Namespace, ctx: Context) -> int:
                 "url": f"http://{proxy.BIND_HOST}:{server.port}/", "workspace": workspace,
                 "hostPattern": f"oa-surface-<24 hex>.localhost:{server.port}"}
     if ctx.json:
-        import json
+        import json  # lazy: only --json output needs it
 
         # One compact line, flushed: a caller reads exactly one line to learn the port.
         ctx.stdout.write(json.dumps(document) + "\n")

@@ -75,8 +75,8 @@ def _document(action: str, plan, applied=None) -> dict:
 
 
 def cmd_preview(args, ctx: Context) -> int:
-    from openalice import workspaces
-    from openalice.studio import source
+    from openalice import workspaces  # lazy: per verb, so start-up and --help load no domain module
+    from openalice.studio import source  # lazy: per verb, so start-up and --help load no domain module
 
     ws = workspaces.resolve(args.workspace)
     plan = source.preview(ws, to=args.to, now=ctx.now())
@@ -85,8 +85,8 @@ def cmd_preview(args, ctx: Context) -> int:
 
 
 def cmd_apply(args, ctx: Context) -> int:
-    from openalice import workspaces
-    from openalice.studio import source
+    from openalice import workspaces  # lazy: per verb, so start-up and --help load no domain module
+    from openalice.studio import source  # lazy: per verb, so start-up and --help load no domain module
 
     ws = workspaces.resolve(args.workspace)
     plan, applied = source.apply(ws, digest=args.digest, now=ctx.now())

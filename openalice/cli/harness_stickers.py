@@ -5,6 +5,9 @@ from __future__ import annotations
 import argparse
 import os
 
+from openalice.core import output
+from openalice.core.errors import UsageError
+
 from ._dispatch import Context, add_verb
 from .harness_verbs import change_line
 
@@ -101,8 +104,7 @@ def _size(n: int) -> str:
 
 
 def cmd_list(args, ctx: Context) -> int:
-    from openalice import stickers
-    from openalice.core import output
+    from openalice import stickers  # lazy: per verb, so start-up and --help load no domain module
 
     packs, problems = stickers.list_packs()
     data = {"packs": packs, "problems": problems}
@@ -123,7 +125,7 @@ def cmd_list(args, ctx: Context) -> int:
 
 
 def cmd_show(args, ctx: Context) -> int:
-    from openalice import stickers
+    from openalice import stickers  # lazy: per verb, so start-up and --help load no domain module
 
     pack = stickers.get_pack(args.pack, field="PACK")
     data = {**pack.summary(), "default": pack.id == stickers.DEFAULT_PACK,
@@ -144,8 +146,8 @@ def cmd_show(args, ctx: Context) -> int:
 
 
 def cmd_import(args, ctx: Context) -> int:
-    from openalice import stickers
-    from openalice.workspaces.access import Caller, authorize_write
+    from openalice import stickers  # lazy: per verb, so start-up and --help load no domain module
+    from openalice.workspaces.access import Caller, authorize_write  # lazy: per verb (start-up)
 
     authorize_write(Caller.of_process(), None, scope="library")
     data = stickers.import_pack(args.source, now=ctx.now())
@@ -181,8 +183,7 @@ def _preview_text(p: dict) -> str:
 
 
 def _run(args, ctx: Context, action: str, apply: bool) -> int:
-    from openalice import stickers, workspaces
-    from openalice.core.errors import UsageError
+    from openalice import stickers, workspaces  # lazy: per verb, so start-up and --help load no domain module
 
     if not apply and (args.digest or args.keep):
         raise UsageError("--digest and --keep need --apply" if action == "enable" else
@@ -234,8 +235,7 @@ def cmd_disable(args, ctx: Context) -> int:
 
 
 def cmd_status(args, ctx: Context) -> int:
-    from openalice import stickers, workspaces
-    from openalice.core.errors import UsageError
+    from openalice import stickers, workspaces  # lazy: per verb, so start-up and --help load no domain module
 
     if args.all and args.workspace:
         raise UsageError("give --workspace or --all, not both", code="usage")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from openalice.core.errors import Unavailable, UsageError
+
 from ._args import type_error
 from ._dispatch import Context, add_verb
 
@@ -93,7 +95,7 @@ def _human_status(d: dict) -> str:
 
 
 def _options(args) -> dict:
-    from openalice import studio
+    from openalice import studio  # lazy: per verb, so start-up and --help load no domain module
 
     options = {"grace": args.grace if getattr(args, "grace", None) is not None else studio.GRACE}
     if hasattr(args, "ready_timeout"):
@@ -104,8 +106,6 @@ def _options(args) -> dict:
 
 def _finish(view: dict, ctx: Context, waited: bool) -> int:
     """Print the status; a launch that did not get ready is an error (exit 3) carrying the status."""
-    from openalice.core.errors import Unavailable
-
     if view["phase"] == "failed" or (waited and view["phase"] != "ready"):
         raise Unavailable(view.get("lastError") or f"Studio did not become ready (it is {view['phase']})",
                           code=view.get("lastErrorCode") or "studio_not_ready", details={"status": view})
@@ -122,7 +122,7 @@ def cmd_restart(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def _launch(args: argparse.Namespace, ctx: Context, verb: str) -> int:
-    from openalice import studio, workspaces
+    from openalice import studio, workspaces  # lazy: per verb, so start-up and --help load no domain module
 
     ws = workspaces.resolve(args.workspace)
     options = _options(args)
@@ -131,7 +131,7 @@ def _launch(args: argparse.Namespace, ctx: Context, verb: str) -> int:
 
 
 def cmd_stop(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import studio, workspaces
+    from openalice import studio, workspaces  # lazy: per verb, so start-up and --help load no domain module
 
     ws = workspaces.resolve(args.workspace)
     view = studio.stop(ws, now=ctx.now(), **_options(args))
@@ -140,7 +140,7 @@ def cmd_stop(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_status(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import studio, workspaces
+    from openalice import studio, workspaces  # lazy: per verb, so start-up and --help load no domain module
 
     ws = workspaces.resolve(args.workspace)
     ctx.emit(studio.status(ws, now=ctx.now()), _human_status)
@@ -148,8 +148,7 @@ def cmd_status(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_logs(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import studio, workspaces
-    from openalice.core.errors import UsageError
+    from openalice import studio, workspaces  # lazy: per verb, so start-up and --help load no domain module
 
     if args.bytes is not None and not (1 <= args.bytes <= 65536):
         raise UsageError("--bytes must be between 1 and 65536", field="--bytes", code="usage")

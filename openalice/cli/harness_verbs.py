@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from openalice.core.errors import UsageError
+
 from ._dispatch import Context, add_verb
 
 
@@ -86,8 +88,7 @@ def _now(ctx: Context):
 
 
 def cmd_status(args, ctx: Context) -> int:
-    from openalice import harness, workspaces
-    from openalice.core.errors import UsageError
+    from openalice import harness, workspaces  # lazy: per verb, so start-up and --help load no domain module
 
     if args.all and args.workspace:
         raise UsageError("give --workspace or --all, not both", code="usage")
@@ -162,8 +163,7 @@ def _preview_text(p: dict) -> str:
 
 
 def cmd_upgrade(args, ctx: Context) -> int:
-    from openalice import harness, workspaces
-    from openalice.core.errors import UsageError
+    from openalice import harness, workspaces  # lazy: per verb, so start-up and --help load no domain module
 
     scope = harness.scope_for(template=args.template, skill=args.skill, action=args.action)
     if not args.apply and (args.keep_workspace or args.use_template or args.digest):
@@ -205,7 +205,7 @@ def _recovered(data: dict, result) -> None:
 
 
 def cmd_config_show(args, ctx: Context) -> int:
-    from openalice import harness, workspaces
+    from openalice import harness, workspaces  # lazy: per verb, so start-up and --help load no domain module
 
     ws = workspaces.resolve(args.workspace)
     data = harness.config_show(ws, bundle_dir=args.bundle)
@@ -226,7 +226,7 @@ def cmd_config_show(args, ctx: Context) -> int:
 
 
 def cmd_config_set(args, ctx: Context) -> int:
-    from openalice import harness, workspaces
+    from openalice import harness, workspaces  # lazy: per verb, so start-up and --help load no domain module
 
     ws = workspaces.resolve(args.workspace)
     data = harness.config_set(ws, args.assignments, bundle_dir=args.bundle, now=_now(ctx))

@@ -1,10 +1,11 @@
 """The JSON API: each route checks its input, runs one CLI verb with ``--json``
-and maps the exit code to an HTTP status (DESIGN §4: 2→400, 3→503, 4→403,
-1→500), passing the CLI's document through unchanged.
+and maps the exit code to an HTTP status (2→400, 3→503, 4→403, 1→500, as
+``errors.STATUS_FOR_EXIT`` says), passing the CLI's document through unchanged.
 
 Nothing here reads a state file: the answer is always the CLI's.  Values go
 to the child as separate argv items (``--flag=value``, so a value starting
-with ``-`` is never read as a flag); bodies and secrets go on stdin.
+with ``-`` is never read as a flag); bodies and secrets go on stdin (the
+mappings of request bodies to argv are :mod:`.fields`).
 """
 
 from __future__ import annotations
@@ -14,16 +15,19 @@ import binascii
 import json
 from typing import Any, Callable, Sequence
 
+from openalice.core.errors import AliceError
+from openalice.journal import make_filter
+
 from . import delivery
 from .errors import STATUS_FOR_EXIT, HttpError, error_document
-from .params import Query, check_param, json_body, no_dash, text_value
+from .fields import ISSUE_CREATE_FIELDS, ISSUE_UPDATE_FIELDS, issue_args, adapter_action_args
+from .params import Query, check_param, json_body, text_value
 from .runner import CliResult, CliRunner
 
 __all__ = ["Request", "Response", "Stream", "Api", "ROUTES"]
 
 ISSUE_STATUSES = ("backlog", "todo", "in_progress", "done", "canceled")
 RUN_STATUSES = ("running", "done", "failed", "interrupted")
-MAX_SECRET_CHARS = 64 * 1024
 
 
 class Request:
@@ -131,53 +135,6 @@ def match(method: str, segments: list[str]) -> tuple[str, dict[str, str], tuple[
                     code="method_not_allowed", headers={"Allow": ", ".join(allowed)})
 
 
-# -- field mapping of issue create / update ---------------------------------------
-
-# JSON field -> CLI flag; every value a string, passed as --flag=value.
-_ISSUE_TEXT_FLAGS = {
-    "every": "--every", "cron": "--cron", "at": "--at", "timezone": "--timezone",
-    "assignee": "--assignee", "status": "--status", "priority": "--priority",
-    "agent": "--agent", "credential": "--credential", "model": "--model", "effort": "--effort",
-    "timeout": "--timeout", "commentPrompt": "--comment-prompt", "title": "--title",
-}
-_ISSUE_BOOL_FIELDS = ("catchUp", "nativeCredential")
-ISSUE_CREATE_FIELDS = ("workspace", "id", "body", *_ISSUE_TEXT_FLAGS, *_ISSUE_BOOL_FIELDS)
-ISSUE_UPDATE_FIELDS = ("body", "unset", *_ISSUE_TEXT_FLAGS, *_ISSUE_BOOL_FIELDS)
-ISSUE_BODY_MAX = 1024 * 1024
-
-
-def _issue_args(data: dict, *, create: bool) -> tuple[list[str], bytes | None]:
-    args: list[str] = []
-    for field, flag in _ISSUE_TEXT_FLAGS.items():
-        if data.get(field) is not None:
-            args.append(f"{flag}={text_value(data[field], field, max_chars=10_000)}")
-    catch_up = data.get("catchUp")
-    if catch_up is not None:
-        if not isinstance(catch_up, bool):
-            raise HttpError(400, "catchUp must be true or false", code="bad_field", field="catchUp")
-        if catch_up and create:
-            pass  # catch-up is the default on create
-        else:
-            args.append("--catch-up" if catch_up else "--no-catch-up")
-    native = data.get("nativeCredential")
-    if native is not None:
-        if not isinstance(native, bool):
-            raise HttpError(400, "nativeCredential must be true or false", code="bad_field",
-                            field="nativeCredential")
-        if native:
-            args.append("--native-credential")
-    if data.get("unset") is not None and not isinstance(data["unset"], list):
-        raise HttpError(400, "unset must be a list of field names", code="bad_field", field="unset")
-    for field in data.get("unset") or []:
-        args.append(f"--unset={no_dash(text_value(field, 'unset', max_chars=64), 'unset')}")
-    stdin = None
-    if data.get("body") is not None:
-        body = text_value(data["body"], "body", max_chars=ISSUE_BODY_MAX, allow_empty=True)
-        stdin = body.encode("utf-8")
-        args.append("--body-file=-")
-    return args, stdin
-
-
 class Api:
     """Route handlers.  Each returns a Response or a Stream."""
 
@@ -238,80 +195,8 @@ class Api:
                                 args + (["--refresh"] if q.flag("refresh") else []))
 
     def route_adapter_action(self, req: Request, q: Query) -> Response:
-        adapter = req.params["adapter"]
-        data = json_body(req.body, allowed=("action", "models", "reset", "config", "key", "value",
-                                            "force"), required=("action",))
-        action = data["action"]
-        extra = set(data) - {"action"}
-
-        def only(*names: str) -> None:
-            unexpected = sorted(extra - set(names))
-            if unexpected:
-                raise HttpError(400, f"{unexpected[0]!r} does not apply to action {action!r}",
-                                code="unknown_field", field=unexpected[0])
-
-        if action in ("enable", "disable"):
-            only()
-            return self.passthrough(req, "harness-adapter", [action, adapter, "--json"])
-        if action == "set-models":
-            only("models", "reset")
-            if data.get("reset") is True:
-                if data.get("models"):
-                    raise HttpError(400, "give models or reset, not both", code="bad_field",
-                                    field="models")
-                return self.passthrough(req, "harness-adapter",
-                                        ["set-models", adapter, "--reset", "--json"])
-            models = data.get("models")
-            if not isinstance(models, list) or not models:
-                raise HttpError(400, "models must be a non-empty list (or reset: true)",
-                                code="bad_field", field="models")
-            checked = [check_param("model", text_value(m, "models", max_chars=200),
-                                   field="models") for m in models]
-            # Positionals right after the id: argparse ends a nargs="*" at the first flag.
-            return self.passthrough(req, "harness-adapter",
-                                    ["set-models", adapter, *checked, "--json"])
-        if action == "config":
-            only("config")
-            config = data.get("config")
-            if not isinstance(config, dict) or not config:
-                raise HttpError(400, "config must be an object of key: value (null unsets)",
-                                code="bad_field", field="config")
-            sets, unsets = [], []
-            for key, value in config.items():
-                key = no_dash(text_value(key, "config", max_chars=128), "config key")
-                if "=" in key:
-                    raise HttpError(400, "a config key cannot contain '='", code="bad_field",
-                                    field="config")
-                if value is None:
-                    unsets.append(f"--unset={key}")
-                elif isinstance(value, (str, int, float)) and not isinstance(value, bool):
-                    sets.append(f"{key}={text_value(str(value), 'config', max_chars=4096, allow_empty=True)}")
-                else:
-                    raise HttpError(400, f"config value of {key!r} must be a string, a number "
-                                         "or null", code="bad_field", field="config")
-            return self.passthrough(req, "harness-adapter",
-                                    ["config", adapter, *sets, *unsets, "--json"])
-        if action == "set-secret":
-            only("key", "value", "force")
-            key = check_param("env_name", data.get("key") or "", field="key")
-            value = data.get("value")
-            if not isinstance(value, str) or not value:
-                raise HttpError(400, "value must be a non-empty string", code="bad_field",
-                                field="value")
-            if len(value) > MAX_SECRET_CHARS or "\x00" in value:
-                raise HttpError(400, "the secret value is too long or holds a NUL",
-                                code="bad_field", field="value")
-            args = ["set-secret", adapter, key, "-", "--json"]
-            if data.get("force") is True:
-                args.append("--force")
-            # The value travels on the child's stdin only: never argv, logs or responses.
-            return self.passthrough(req, "harness-adapter", args, stdin=value.encode("utf-8"))
-        if action == "unset-secret":
-            only("key")
-            key = check_param("env_name", data.get("key") or "", field="key")
-            return self.passthrough(req, "harness-adapter", ["unset-secret", adapter, key, "--json"])
-        raise HttpError(400, "action must be one of enable, disable, set-models, config, "
-                             "set-secret, unset-secret", code="bad_field", field="action")
+        args, stdin = adapter_action_args(req.params["adapter"], req.body)
+        return self.passthrough(req, "harness-adapter", args, stdin=stdin)
 
     # -- issues --------------------------------------------------------------------------
     def route_issues_board(self, req: Request, q: Query) -> Response:
@@ -326,7 +211,7 @@ class Api:
             args.append(f"--id={check_param('issue', text_value(data['id'], 'id'), field='id')}")
         if data.get("unset") is not None:
             raise HttpError(400, "unset applies to updates only", code="bad_field", field="unset")
-        fields, stdin = _issue_args(data, create=True)
+        fields, stdin = issue_args(data, create=True)
         return self.passthrough(req, "alice", args + fields, stdin=stdin)
 
     def route_issue_show(self, req: Request, q: Query) -> Response:
@@ -335,7 +220,7 @@ class Api:
 
     def route_issue_update(self, req: Request, q: Query) -> Response:
         data = json_body(req.body, allowed=ISSUE_UPDATE_FIELDS)
-        fields, stdin = _issue_args(data, create=False)
+        fields, stdin = issue_args(data, create=False)
         if not fields:
             raise HttpError(400, "nothing to change: give a field, body or unset",
                             code="missing_field")
@@ -433,9 +318,6 @@ class Api:
     def _journal_filters(q: Query) -> list[str]:
         """``--family``/``--type`` checked against the journal's registry (code, not
         state), so a follower never starts only to refuse its filter."""
-        from openalice.core.errors import AliceError
-        from openalice.journal import make_filter
-
         family, fact_type = q.text("family"), q.text("type")
         try:
             make_filter(family, fact_type)

@@ -6,7 +6,8 @@ from openalice.core.errors import AliceError
 
 __all__ = ["HttpError", "STATUS_FOR_EXIT", "error_document"]
 
-# DESIGN §4 exit codes → HTTP.  Anything else (a signal, an unknown code) is 500.
+# The CLI exit codes (0 ok, 1 internal, 2 bad input, 3 unavailable, 4 not allowed) → HTTP.
+# Anything else (a signal, an unknown code) is 500.
 STATUS_FOR_EXIT = {0: 200, 1: 500, 2: 400, 3: 503, 4: 403}
 _EXIT_FOR_STATUS = {400: 2, 401: 4, 403: 4, 404: 2, 405: 2, 411: 2, 413: 2, 415: 2, 503: 3}
 

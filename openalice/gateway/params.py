@@ -11,6 +11,14 @@ import json
 from functools import lru_cache
 from typing import Any, Callable, Iterable
 
+from openalice.core import resources
+from openalice.core.schema import Validator
+from openalice.core.secrets import NAME_RE as ENV_NAME_RE
+from openalice.inbox.store import ID_RE as INBOX_ID_RE
+from openalice.issues.declaration import ID_RE as ISSUE_ID_RE
+from openalice.runs.tasks import is_task_id
+from openalice.workspaces.registry import ID_RE as WORKSPACE_ID_RE
+
 from .errors import HttpError
 
 __all__ = ["PARAM_CHECKS", "check_param", "Query", "json_body", "text_value", "no_dash"]
@@ -18,35 +26,24 @@ __all__ = ["PARAM_CHECKS", "check_param", "Query", "json_body", "text_value", "n
 
 @lru_cache(maxsize=None)
 def _catalog_validator(name: str):
-    from openalice.core import resources
-    from openalice.core.schema import Validator
-
     defs = resources.schema("adapters")["$defs"]
     return Validator({"$ref": f"#/$defs/{name}", "$defs": defs},
                      source=f"spec/adapters.schema.json#/$defs/{name}")
 
 
 def _workspace_id(value: str) -> bool:
-    from openalice.workspaces.registry import ID_RE
-
-    return ID_RE.match(value) is not None
+    return WORKSPACE_ID_RE.match(value) is not None
 
 
 def _issue_id(value: str) -> bool:
-    from openalice.issues.declaration import ID_RE
-
-    return ID_RE.match(value) is not None
+    return ISSUE_ID_RE.match(value) is not None
 
 
 def _inbox_id(value: str) -> bool:
-    from openalice.inbox.store import ID_RE
-
-    return value.isascii() and ID_RE.match(value) is not None
+    return value.isascii() and INBOX_ID_RE.match(value) is not None
 
 
 def _task_id(value: str) -> bool:
-    from openalice.runs.tasks import is_task_id
-
     return is_task_id(value)
 
 
@@ -59,9 +56,7 @@ def _model_id(value: str) -> bool:
 
 
 def _env_name(value: str) -> bool:
-    from openalice.core.secrets import NAME_RE
-
-    return NAME_RE.match(value) is not None
+    return ENV_NAME_RE.match(value) is not None
 
 
 def _index(value: str) -> bool:

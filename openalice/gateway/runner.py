@@ -2,8 +2,10 @@
 
 Each child gets the gateway's environment minus every variable whose name
 looks secret (``core.secrets.looks_secret``), runs in ``/`` — outside every
-workspace, so the caller rule of DESIGN §4 treats it as a person naming the
-workspace with ``--workspace`` — and reads stdin only when a route passes
+workspace, so the caller rule (:mod:`openalice.workspaces.access`: a caller
+that stands in no registered workspace and is not in a run writes the
+workspace it names) treats it as a person naming the workspace with
+``--workspace`` — and reads stdin only when a route passes
 bytes (a secret for ``set-secret``, an issue body).  A semaphore bounds how
 many run at once, so a page asking for fifty images cannot fork fifty
 interpreters on a two-core machine.

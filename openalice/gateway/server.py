@@ -4,52 +4,38 @@ Order of checks for every request, each refusing before anything runs:
 request target and body size → Host (403) → token exchange on ``/?token=`` →
 cookie or Bearer (401) → for every method but GET, ``X-OpenAlice-Token`` and
 Origin (403) → route and parameter grammar (404/405/400) → the CLI.
+
+The request side (guards, routing, SSE) is :mod:`.handler`; here, the server,
+its lifecycle and the page.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import secrets
-import selectors
 import signal
 import socket
 import socketserver
 import sys
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
+from importlib.resources import files
 from typing import Callable, TextIO
-from urllib.parse import parse_qsl, unquote, urlsplit
 
 from openalice.core.errors import UsageError
 from openalice.core.net import listen_error
 
-from .api import Api, Request, Response, Stream
+from .api import Api, Response
 from .auth import LOOPBACK_NAMES, Guard, is_loopback, new_token
-from .errors import HttpError
+from .handler import MAX_BODY_BYTES, _Handler
 from .runner import CliRunner
 
 __all__ = ["Gateway", "MAX_BODY_BYTES"]
 
-MAX_BODY_BYTES = 2 * 1024 * 1024
-_DRAIN_LIMIT = 8 * 1024 * 1024  # a larger body is not read at all: the connection is closed
-HEARTBEAT_SECONDS = 15.0
 _WILDCARDS = ("0.0.0.0", "::", "")
-
-COMMON_HEADERS = {
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-    "X-Frame-Options": "DENY",
-    "Cross-Origin-Resource-Policy": "same-origin",
-    "Cache-Control": "no-store",
-}
-JSON_CSP = "default-src 'none'; frame-ancestors 'none'; sandbox"
 
 
 def _page_template() -> str:
-    from importlib.resources import files
-
     return files("openalice.gateway").joinpath("page.html").read_text(encoding="utf-8")
 
 
@@ -201,247 +187,3 @@ class Gateway:
                 "frame-ancestors 'none'"),
         }
         return Response(200, html.encode("utf-8"), headers)
-
-
-def _decode_segments(path: str) -> list[str]:
-    if not path.startswith("/"):
-        raise HttpError(400, "the request target must be a path", code="bad_request")
-    try:
-        return [unquote(s, errors="strict") for s in path[1:].split("/")]
-    except UnicodeDecodeError:
-        raise HttpError(400, "the path is not valid UTF-8 once decoded",
-                        code="bad_parameter") from None
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    timeout = 60  # an idle keep-alive connection ends after this
-    server: _Server
-
-    def version_string(self) -> str:
-        return "openalice-gateway"
-
-    def log_message(self, format: str, *args) -> None:  # noqa: A002
-        pass  # one line per request is written by _handle; argv and bodies never are
-
-    def do_GET(self) -> None:
-        self._handle()
-
-    do_POST = do_PATCH = do_PUT = do_DELETE = do_OPTIONS = do_HEAD = do_GET
-
-    # -- the request ----------------------------------------------------------------------------
-    def _handle(self) -> None:
-        gateway: Gateway = self.server.gateway
-        started = time.monotonic()
-        request: Request | None = None
-        path = urlsplit(self.path).path if self.path.startswith("/") else "?"
-        try:
-            request, response = self._route(gateway)
-        except HttpError as err:
-            response = Response.error(err)
-        except Exception as exc:
-            # A bug in one request must not end the server (the process-level handler of
-            # cli/_run.py only runs when serve itself fails): this request gets a 500 with
-            # the envelope, the log one line, the client never a traceback.
-            gateway.log(f"request failed: {exc.__class__.__name__}: {exc}")
-            if os.environ.get("OPENALICE_DEBUG"):
-                import traceback
-
-                traceback.print_exc()
-            response = Response.json(500, {"error": {"code": "gateway_failed", "exit": 1,
-                                                     "message": "the gateway failed while handling "
-                                                                "this request"}})
-        if isinstance(response, Stream):
-            status = self._stream(gateway, request, response)
-        else:
-            status = response.status
-            if request is not None and request.spawned:
-                # What the CLI took, and what the gateway added around it (bench/bench_gateway.py).
-                cli_ms = request.cli_seconds * 1000
-                own_ms = (time.monotonic() - started) * 1000 - cli_ms
-                response.headers["Server-Timing"] = f"cli;dur={cli_ms:.2f}, gateway;dur={own_ms:.2f}"
-            self._send(response, json_api=path.startswith("/api/"))
-        spawned = request.spawned if request is not None else 0
-        gateway.log(f'{self.client_address[0]} "{self.command} {path[:200]}" {status} '
-                    f"{(time.monotonic() - started) * 1000:.0f}ms cli={spawned}")
-
-    def _read_body(self) -> bytes:
-        if self.headers.get("Transfer-Encoding"):
-            self.close_connection = True
-            raise HttpError(411, "chunked bodies are not accepted; send Content-Length",
-                            code="length_required")
-        raw = self.headers.get("Content-Length")
-        if raw is None:
-            return b""
-        if not raw.isdigit():
-            self.close_connection = True
-            raise HttpError(400, "bad Content-Length", code="bad_request")
-        length = int(raw)
-        if length > MAX_BODY_BYTES:
-            self.close_connection = True
-            if length <= _DRAIN_LIMIT:
-                # Read it away first, so the client is not cut off mid-send and sees the 413.
-                while length > 0:
-                    chunk = self.rfile.read(min(length, 65536))
-                    if not chunk:
-                        break
-                    length -= len(chunk)
-            raise HttpError(413, f"the body exceeds {MAX_BODY_BYTES} bytes", code="too_large")
-        return self.rfile.read(length) if length else b""
-
-    def _route(self, gateway: Gateway) -> tuple[Request | None, Response | Stream]:
-        body = self._read_body()
-        hosts = self.headers.get_all("Host") or []
-        if len(hosts) != 1 or not gateway.guard.host_allowed(hosts[0]):
-            raise HttpError(403, "the Host header is not this gateway's loopback address "
-                                 "(DNS-rebinding guard)", code="bad_host")
-        if not self.path.startswith("/"):
-            raise HttpError(400, "the request target must be a path", code="bad_request")
-        target = urlsplit(self.path)
-        segments = _decode_segments(target.path)
-        try:
-            query = parse_qsl(target.query, keep_blank_values=True, max_num_fields=40,
-                              errors="strict")
-        except (ValueError, UnicodeDecodeError):
-            raise HttpError(400, "malformed query string", code="bad_parameter") from None
-        method = self.command
-        if target.path == "/" and method == "GET" and any(k == "token" for k, _ in query):
-            return None, self._exchange(gateway, query)
-        if not gateway.guard.authenticated(self.headers):
-            raise HttpError(401, "open the URL that 'alice serve' printed (it carries the "
-                                 "token), or send 'Authorization: Bearer TOKEN'",
-                            code="unauthenticated",
-                            headers={"WWW-Authenticate": 'Bearer realm="openalice"'})
-        if method not in ("GET", "HEAD"):
-            refusal = gateway.guard.state_change_refusal(self.headers)
-            if refusal is not None:
-                raise HttpError(403, refusal[1], code=refusal[0])
-        if method == "HEAD":
-            raise HttpError(405, "HEAD is not supported", code="method_not_allowed",
-                            headers={"Allow": "GET"})
-        if target.path == "/":
-            if method != "GET":
-                raise HttpError(405, f"{method} is not allowed here", code="method_not_allowed",
-                                headers={"Allow": "GET"})
-            return None, gateway.page()
-        if segments[0] != "api":
-            raise HttpError(404, "not found", code="not_found")
-        if body and method in ("POST", "PATCH", "PUT"):
-            kind = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
-            if kind != "application/json":
-                raise HttpError(415, "request bodies must be application/json",
-                                code="unsupported_media_type")
-        request = Request(method, segments, query, self.headers, body)
-        return request, gateway.api.handle(request)
-
-    def _exchange(self, gateway: Gateway, query: list[tuple[str, str]]) -> Response:
-        tokens = [v for k, v in query if k == "token"]
-        if len(tokens) != 1 or not gateway.guard.token_matches(tokens[0]):
-            raise HttpError(401, "this token is not the one 'alice serve' printed",
-                            code="bad_token")
-        return Response(303, b"", {"Location": "/", "Set-Cookie": gateway.guard.set_cookie_header(),
-                                   "Content-Type": "text/plain"})
-
-    # -- responses ----------------------------------------------------------------------------------
-    def _send(self, response: Response, *, json_api: bool) -> None:
-        try:
-            self.send_response(response.status)
-            headers = dict(COMMON_HEADERS)
-            if json_api and response.headers.get("Content-Type") == "application/json":
-                headers["Content-Security-Policy"] = JSON_CSP
-            headers.update(response.headers)
-            if response.status >= 400 and self.close_connection:
-                headers["Connection"] = "close"
-            for name, value in headers.items():
-                self.send_header(name, value)
-            self.send_header("Content-Length", str(len(response.body)))
-            self.end_headers()
-            if self.command != "HEAD":
-                self.wfile.write(response.body)
-        except (BrokenPipeError, ConnectionResetError):
-            self.close_connection = True
-
-    def _stream(self, gateway: Gateway, request: Request, stream: Stream) -> int:
-        """Relay ``alice journal --follow --json`` as Server-Sent Events until the
-        client goes away, the child ends, or the gateway stops."""
-        try:
-            child = gateway.runner.follow(stream.tool, stream.args)
-        except RuntimeError:
-            self._send(Response.json(503, {"error": {"code": "shutting_down", "exit": 3,
-                                                     "message": "the gateway is shutting down"}}),
-                       json_api=True)
-            return 503
-        request.spawned += 1
-        self.close_connection = True
-        selector = selectors.DefaultSelector()
-        try:
-            self.send_response(200)
-            for name, value in COMMON_HEADERS.items():
-                self.send_header(name, value)
-            self.send_header("Content-Type", "text/event-stream; charset=utf-8")
-            self.send_header("Connection", "close")
-            self.send_header("X-Accel-Buffering", "no")
-            self.end_headers()
-            self.wfile.write(b"retry: 2000\n\n")
-            self.wfile.flush()
-            out_fd = child.stdout.fileno()
-            selector.register(out_fd, selectors.EVENT_READ, "child")
-            selector.register(self.connection, selectors.EVENT_READ, "client")
-            pending = b""
-            unrelayed = b""  # lines that are not facts: an error document, if the child failed
-            while not gateway.stopping.is_set():
-                events = selector.select(timeout=HEARTBEAT_SECONDS)
-                if not events:
-                    self.wfile.write(b": keep-alive\n\n")
-                    self.wfile.flush()
-                    continue
-                for key, _ in events:
-                    if key.data == "client":
-                        if not self.connection.recv(1, socket.MSG_PEEK):
-                            return 200  # the browser closed the stream
-                        # Bytes after the request (a pipelined one) are never read here: stop
-                        # watching the socket rather than wake up for them forever.
-                        selector.unregister(self.connection)
-                        continue
-                    chunk = os.read(out_fd, 65536)
-                    if not chunk:
-                        self._send_end(unrelayed + pending)
-                        return 200
-                    pending += chunk
-                    while b"\n" in pending:
-                        line, pending = pending.split(b"\n", 1)
-                        if line.strip() and not self._relay(line):
-                            unrelayed += line + b"\n"
-                self.wfile.flush()
-        except (BrokenPipeError, ConnectionResetError, OSError):
-            pass
-        finally:
-            selector.close()
-            gateway.runner.stop(child)
-        return 200
-
-    def _relay(self, line: bytes) -> bool:
-        """Send one journal record as an SSE ``fact`` event (its seq as the id)."""
-        try:
-            record = json.loads(line)
-        except ValueError:
-            return False
-        if not isinstance(record, dict) or not isinstance(record.get("seq"), int):
-            return False
-        self.wfile.write(f"id: {record['seq']}\nevent: fact\n".encode()
-                         + b"data: " + json.dumps(record, ensure_ascii=False).encode("utf-8")
-                         + b"\n\n")
-        return True
-
-    def _send_end(self, leftover: bytes) -> None:
-        """The follower ended by itself: say why (its error document, if any)."""
-        try:
-            document = json.loads(leftover)
-        except ValueError:
-            document = None
-        if not isinstance(document, dict) or "error" not in document:
-            document = {"error": {"code": "stream_ended", "exit": 1,
-                                  "message": "the journal follower ended"}}
-        self.wfile.write(b"event: error\ndata: "
-                         + json.dumps(document, ensure_ascii=False).encode("utf-8") + b"\n\n")
-        self.wfile.flush()

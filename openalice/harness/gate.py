@@ -16,6 +16,11 @@ from __future__ import annotations
 
 import sys
 
+from openalice.core import output
+from openalice.core.errors import Forbidden, InvalidInput
+
+from . import config
+
 __all__ = ["SHIM_ENV", "refuse", "first_word"]
 
 SHIM_ENV = "OPENALICE_SHIM_CONFIG"
@@ -31,16 +36,11 @@ def first_word(args: list[str]) -> str | None:
 def refuse(tool: str, args: list[str], config_path: str, *, json_mode: bool) -> int | None:
     """None if ``tool args`` may run under ``config_path``; else the exit code
     after printing the refusal (the JSON error envelope with ``--json``)."""
-    from . import config
-
     if tool not in config.TOOL_GROUPS:
         return None
     group = first_word(args)
     if group is None or group == "help" or "-h" in args or "--help" in args:
         return None
-    from openalice.core import output
-    from openalice.core.errors import Forbidden, InvalidInput
-
     try:
         cfg = config.parse_file(config_path)
     except config.ConfigError as exc:

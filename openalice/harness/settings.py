@@ -6,12 +6,15 @@ from datetime import datetime
 
 from typing import Sequence
 
+from openalice import journal
 from openalice.core import fs
 from openalice.core.errors import Forbidden, InvalidInput, UsageError
 
 from . import bundle as bundles
 from . import config as configs
-from .upgrade import _root, load_config
+from openalice.workspaces.access import Caller, authorize_write
+
+from .scopes import _root, load_config
 
 __all__ = ["show", "set_values"]
 
@@ -35,8 +38,6 @@ def show(ws, *, bundle_dir=None) -> dict:
 
 def set_values(ws, assignments: Sequence[str], *, bundle_dir=None, now: datetime) -> dict:
     """Apply ``KEY=VALUE`` assignments (one locked read-modify-write)."""
-    from openalice.workspaces.access import Caller, authorize_write
-
     caller = Caller.of_process()
     authorize_write(caller, ws)
     if caller.run is not None:
@@ -98,8 +99,6 @@ def set_values(ws, assignments: Sequence[str], *, bundle_dir=None, now: datetime
     fs.locked_update_json(path, update, default=lambda: {"schemaVersion": 1, "cli": {}}, root=root,
                           dir_mode=0o755)
     after = load_config(root)
-    from openalice import journal
-
     journal.record("harness.config.changed", {"workspaceId": ws.id, "keys": [c["key"] for c in changes]},
                    now=now)
     return {"workspaceId": ws.id, "file": str(path), "changes": changes, "config": after.document(),

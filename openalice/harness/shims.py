@@ -19,6 +19,8 @@ import os
 from pathlib import Path
 
 from openalice.core import fs
+from openalice.core.errors import InvalidInput
+from openalice.core.tools import tools_dir
 
 from .config import CONFIG_FILE
 
@@ -37,9 +39,7 @@ def _quote(text: str) -> str:
 
 
 def toolkit_dir() -> Path:
-    from openalice.agents.base import shims_dir
-
-    return shims_dir()
+    return tools_dir()
 
 
 def render(root: os.PathLike | str, tool: str, target_dir: os.PathLike | str | None = None) -> bytes:
@@ -95,8 +95,6 @@ def ensure(root: os.PathLike | str) -> list[str]:
             pass
         fs.ensure_dir(directory, 0o755, root=root)
         if path.is_symlink() or path.is_dir():
-            from openalice.core.errors import InvalidInput
-
             raise InvalidInput("is not a regular file; remove it so the shim can be written", file=path,
                                code="shim_blocked")
         fs.atomic_write_bytes(path, wanted, mode=0o755, dir_mode=0o755, root=root)

@@ -20,9 +20,10 @@ skills and guidance, template files, sticker packs) goes through here:
   (``file:<sha256>``, ``missing``, ``other:<sha256>``), gzip JSON snapshots.
 * :mod:`.plan` — the base/local/incoming decision table, mirrors, the digest.
 * :mod:`.diff3` — the line merge that turns non-overlapping edits on both
-  sides into ``merged`` instead of ``conflict`` (decides like ``git merge-file``).
-* :mod:`.transaction` — resolutions, the journaled apply, crash recovery (two
-  journal layouts: a store directory, or one journal file).
+  sides into ``merged`` instead of ``conflict`` (decides like ``git merge-file``),
+  over the line diff of :mod:`.linediff` and :mod:`.myers` (git's alignments).
+* :mod:`.transaction` — resolutions, the journaled apply, crash recovery, over
+  the two journal layouts of :mod:`.stores` (a store directory, or one journal file).
 
 Policy (which files, which scope, which state files, the lease) belongs to
 the caller; nothing here knows about skills or templates.

@@ -31,7 +31,7 @@ def resolve_binding(ws, *, surface: str = "headless", agent: str | None = None, 
                     native_credential: bool = False, model: str | None = None, effort: str | None = None,
                     wire: str | None = None) -> dict:
     """The binding fields for a new session plus where each came from (``sources``)."""
-    from openalice import agents, credentials, preferences
+    from openalice import agents, credentials, preferences  # lazy: `alice session list` (pinned) never resolves
 
     if surface not in preferences.SURFACES:
         raise InvalidInput(f"surface must be one of {', '.join(preferences.SURFACES)}", field="surface",
@@ -79,7 +79,7 @@ def resolve_binding(ws, *, surface: str = "headless", agent: str | None = None, 
     if wire:
         if cred["source"] != "vault":
             raise UsageError("--wire applies only to a vault credential", field="wire", code="usage")
-        from openalice.credentials import wires
+        from openalice.credentials import wires  # lazy: only --wire needs the wire shapes
 
         cred["wireShape"] = wires.check_shape(wire)
     if cred["source"] == "vault":

@@ -14,7 +14,9 @@ packs, and their projection into workspaces.
 * :mod:`.pack` — ``pack.json``, magic bytes, limits, the generated skill, the revision;
 * :mod:`.archive` — a pack from a zip, every check before anything is decompressed;
 * :mod:`.library` — built-in packs (``default/stickers/``) and imported ones;
-* :mod:`.projection` — a pack in a workspace, through :mod:`openalice.managed`.
+* :mod:`.ownership` — what the projection owns (``.alice/stickers.json``), checked;
+* :mod:`.projection` — a pack in a workspace, through :mod:`openalice.managed`;
+* :mod:`.report` — ``status``: drift, personal files, updates.
 
 See ``docs/stickers.md``.
 """
@@ -22,8 +24,9 @@ See ``docs/stickers.md``.
 from .library import DEFAULT_PACK, builtin_ids, get as get_pack, import_pack, list_packs  # noqa: F401
 from .pack import Pack, Sticker, read_dir as read_pack_dir  # noqa: F401
 from .projection import (  # noqa: F401
-    Preview, apply, preview, project_new_workspace, read_state, recover_workspace, status,
+    Preview, apply, preview, project_new_workspace, read_state, recover_workspace,
 )
+from .report import status  # noqa: F401
 
 __all__ = ["DEFAULT_PACK", "builtin_ids", "get_pack", "import_pack", "list_packs", "Pack", "Sticker",
            "read_pack_dir", "Preview", "apply", "preview", "project_new_workspace", "read_state",

@@ -59,7 +59,7 @@ def _check_name(raw: str, archive: Path) -> str:
 
 def read_zip(path: os.PathLike | str) -> packs.Pack:
     """The pack in the zip archive at ``path`` (InvalidInput for every problem)."""
-    import zipfile
+    import zipfile  # lazy: zipfile (and its compressors) only when a zip is read, not on every library listing
 
     archive = Path(path)
     try:

@@ -23,6 +23,7 @@ import os
 from datetime import datetime
 from pathlib import Path
 
+from openalice import journal
 from openalice.core import clock, fs, paths, resources
 from openalice.core.errors import Conflict, InvalidInput, NotFound
 
@@ -163,7 +164,7 @@ def read_source(source: os.PathLike | str) -> packs.Pack:
     if path.is_dir():
         return packs.read_dir(path)
     if path.is_file():
-        from .archive import read_zip
+        from .archive import read_zip  # lazy: the zip reader only for a zip
 
         return read_zip(path)
     raise NotFound("no such directory or zip archive", file=path, code="not_found")
@@ -209,8 +210,6 @@ def import_pack(source: os.PathLike | str, *, now: datetime) -> dict:
         raise InvalidInput("the stored pack does not reproduce its revision", file=target, code="invalid_pack")
     result = {**found.summary(), "previousRevision": previous["revision"] if previous else None,
               "newRevision": created, "path": str(target)}
-    from openalice import journal
-
     journal.record("stickers.imported", {"packId": found.id, "revision": found.revision,
                                          "previousRevision": result["previousRevision"],
                                          "stickers": len(found.stickers)}, now=now)

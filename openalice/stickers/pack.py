@@ -6,7 +6,7 @@ A pack is a directory (or a zip archive of one)::
                    "stickers": [{"file": "wave.png", "description": "waving hello"}, ...]}
     wave.png ...  the images pack.json lists (files it does not list are ignored)
 
-Limits (``spec/sticker-pack.schema.json``; reference §6):
+Limits (``spec/sticker-pack.schema.json`` states the same ones):
 
 * ``id`` ``[a-z0-9][a-z0-9-]{0,63}``; ``name`` 1-80 characters; ``version``
   ``[0-9A-Za-z][0-9A-Za-z.+_-]{0,39}``; descriptions 1-160 characters (no

@@ -33,126 +33,34 @@ crash puts every touched file back as it was, and refuses â€” touching nothing â
 when a file holds neither the bytes from before nor the ones the apply wrote.
 Harness upgrades never plan these paths (``alice-stickers`` is a reserved
 skill name for bundles).
+
+The ownership state and its checks are :mod:`.ownership`; ``status`` is
+:mod:`.report`.
 """
 
 from __future__ import annotations
 
 import os
-import stat
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Sequence
 
-from openalice import managed
-from openalice.core import clock, fs, git
-from openalice.core.errors import AliceError, Conflict, InvalidInput, UsageError
-from openalice.harness.upgrade import SKILL_MIRROR, SKILL_MIRRORS, SKILL_PRIMARY, skill_targets, skill_trees
+from openalice import journal, managed
+from openalice.core import clock, git
+from openalice.core.errors import Conflict, UsageError
+from openalice.harness.scopes import SKILL_MIRROR, SKILL_MIRRORS, SKILL_PRIMARY, skill_targets
+from openalice.workspaces.access import Caller, authorize_write
+from openalice.workspaces.checkout import checkout
 
 from . import library
 from . import pack as packs
+from .ownership import (ACTIONS, GIT_EXCLUDES, JOURNAL_FILE, OWNER, RECOVERY_WAIT, SKILL_FILES, SKILL_TREES,
+                        STATE_FILE, STATE_VERSION, STICKER_DIR, _root, check_layout, journal_store, read_state)
 
 __all__ = ["STATE_FILE", "JOURNAL_FILE", "STICKER_DIR", "SKILL_FILES", "OWNER", "ACTIONS", "Preview",
-           "read_state", "journal_store", "check_layout", "preview", "apply", "recover_workspace", "status",
+           "read_state", "journal_store", "check_layout", "preview", "apply", "recover_workspace",
            "project_new_workspace"]
-
-STATE_FILE = ".alice/stickers.json"
-JOURNAL_FILE = ".alice/sticker-transaction.json"
-STICKER_DIR = "sticker"
-OWNER = "alice-stickers"
-ACTIONS = ("enable", "disable")
-SKILL_TREES = tuple(skill_trees(packs.SKILL_NAME))
-SKILL_FILES = tuple(tree + "SKILL.md" for tree in SKILL_TREES)
-GIT_EXCLUDES = ("/.alice/sticker-transaction.json",)
-STATE_VERSION = 1
-RECOVERY_WAIT = 30.0
-
-
-def _dirs_on_the_way() -> tuple[str, ...]:
-    """Every directory the projection writes into, parents first."""
-    out = [STICKER_DIR, ".alice"]
-    for tree in SKILL_TREES:
-        parts = tree.rstrip("/").split("/")
-        for n in range(1, len(parts) + 1):
-            rel = "/".join(parts[:n])
-            if rel not in out:
-                out.append(rel)
-    return tuple(out)
-
-
-CHECKED_DIRS = _dirs_on_the_way()
-
-
-# -- ownership state --------------------------------------------------------------------------------
-
-def owned_path_problem(rel: str) -> str | None:
-    """Why ``rel`` cannot be a path the projection owns (None: it can)."""
-    if rel in SKILL_FILES:
-        return None
-    name = rel[len(STICKER_DIR) + 1:] if rel.startswith(STICKER_DIR + "/") else None
-    if name is not None and packs.FILE_RE.match(name):
-        return None
-    return ("invalid sticker ownership path: outside sticker/ (only sticker/<file>.png|.webp and the "
-            "alice-stickers SKILL.md and its mirror are owned)")
-
-
-def read_state(root: os.PathLike | str) -> dict | None:
-    """``.alice/stickers.json`` (validated), or None when the workspace never had stickers."""
-    path = Path(root) / STATE_FILE
-    data = fs.read_json(path, missing=None, max_bytes=1024 * 1024, root=root)
-    if data is None:
-        return None
-
-    def bad(reason: str, field_: str | None = None) -> InvalidInput:
-        return InvalidInput(reason, file=path, field=field_, code="malformed_sticker_state")
-
-    if not isinstance(data, dict):
-        raise bad("must be a JSON object")
-    packs.check_keys(data, {"schemaVersion", "enabled", "packId", "revision", "files"}, bad)
-    if data["schemaVersion"] != STATE_VERSION or isinstance(data["schemaVersion"], bool):
-        raise bad(f"unsupported schemaVersion {data['schemaVersion']!r}", "schemaVersion")
-    if not isinstance(data["enabled"], bool):
-        raise bad("must be true or false", "enabled")
-    if not isinstance(data["packId"], str) or not packs.ID_RE.match(data["packId"]):
-        raise bad("not a pack id", "packId")
-    if not isinstance(data["revision"], str) or not packs.REVISION_RE.match(data["revision"]):
-        raise bad("not a pack revision (VERSION+12 hex digits)", "revision")
-    if not isinstance(data["files"], dict):
-        raise bad("must map owned paths to their sha256", "files")
-    for rel, sha in data["files"].items():
-        problem = owned_path_problem(rel)
-        if problem is not None:
-            raise bad(f"{problem}: {rel!r}", f"files/{rel}")
-        if not (isinstance(sha, str) and len(sha) == 64 and all(c in "0123456789abcdef" for c in sha)):
-            raise bad("must be a sha256 (64 lowercase hex digits)", f"files/{rel}")
-    return data
-
-
-def journal_store(root: os.PathLike | str) -> managed.JournalFile:
-    return managed.JournalFile(root, JOURNAL_FILE)
-
-
-def check_layout(root: os.PathLike | str) -> None:
-    """Refuse a symlink (or a file) where a directory the projection writes into belongs."""
-    base = Path(root)
-    for rel in CHECKED_DIRS:
-        path = base / rel
-        try:
-            st = os.lstat(path)
-        except (FileNotFoundError, NotADirectoryError):
-            continue
-        if stat.S_ISLNK(st.st_mode):
-            raise InvalidInput(f"{rel}/ is a symlink; stickers are never written through symlinks", file=path,
-                               code="symlink_refused")
-        if not stat.S_ISDIR(st.st_mode):
-            raise InvalidInput(f"{rel} is not a directory; the sticker projection needs a directory there",
-                               file=path, code="not_a_directory")
-
-
-def _root(ws) -> Path:
-    from openalice.workspaces.registry import available_root
-
-    return available_root(ws)
 
 
 # -- recovery ---------------------------------------------------------------------------------------
@@ -160,8 +68,6 @@ def _root(ws) -> Path:
 def recover_workspace(ws, *, now: datetime, wait: float = RECOVERY_WAIT, lease_held: bool = False
                       ) -> list[managed.Recovery]:
     """Finish or undo an interrupted sticker apply of ``ws`` (under its checkout lease)."""
-    from openalice.workspaces.checkout import checkout
-
     root = _root(ws)
     store = journal_store(root)
     if not os.path.lexists(store.journal_path):
@@ -183,8 +89,6 @@ def _recover(ws, store: managed.JournalFile, now: datetime) -> list[managed.Reco
 
 
 def _journal(type_: str, payload: dict, now: datetime) -> None:
-    from openalice import journal
-
     journal.record(type_, payload, now=now)
 
 
@@ -373,9 +277,6 @@ def apply(ws, *, action: str = "enable", pack_id: str | None = None, restore: bo
           digest: str | None = None, keep: Sequence[str] = (), now: datetime
           ) -> tuple[Preview, managed.Applied | None]:
     """Apply ``action`` to ``ws``; ``(preview, None)`` when it was already current."""
-    from openalice.workspaces.access import Caller, authorize_write
-    from openalice.workspaces.checkout import checkout
-
     root = _root(ws)
     authorize_write(Caller.of_process(), ws)    # a headless run changes only its own workspace
     for rel in keep:
@@ -401,72 +302,6 @@ def apply(ws, *, action: str = "enable", pack_id: str | None = None, restore: bo
     return result, applied
 
 
-# -- status -----------------------------------------------------------------------------------------
-
-def status(ws, *, now: datetime) -> dict:
-    """What the workspace's stickers are, against the library: owned files
-    changed here, personal files, an available update, problems.  Recovers an
-    interrupted apply first; writes nothing else."""
-    root = Path(ws.path)
-    doc: dict[str, Any] = {"workspaceId": ws.id, "path": ws.path, "template": ws.template, "available": True,
-                           "enabled": False, "packId": None, "revision": None, "pack": None,
-                           "updateAvailable": False, "owned": 0, "drift": [], "personal": [],
-                           "recovered": [], "pendingTransaction": False, "problems": []}
-    problems = doc["problems"]
-    if not (root / ".alice").is_dir():
-        doc["available"] = False
-        problems.append(f"the workspace directory {root} (or its .alice/) is missing")
-        doc["upToDate"] = False
-        return doc
-    try:
-        doc["recovered"] = [{"outcome": r.outcome, "digest": r.digest, "paths": r.paths}
-                            for r in recover_workspace(ws, now=now)]
-    except AliceError as exc:
-        problems.append(_problem(exc))
-    doc["pendingTransaction"] = os.path.lexists(journal_store(root).journal_path)
-    state = None
-    try:
-        check_layout(root)
-        state = read_state(root)
-    except AliceError as exc:
-        problems.append(_problem(exc))
-    if state is not None:
-        doc.update(enabled=state["enabled"], packId=state["packId"], revision=state["revision"],
-                   owned=len(state["files"]))
-        try:
-            pack = library.get(state["packId"], field="packId")
-            doc["pack"] = {"id": pack.id, "name": pack.name, "version": pack.version, "revision": pack.revision,
-                           "source": pack.source}
-            doc["updateAvailable"] = state["enabled"] and pack.revision != state["revision"]
-        except AliceError as exc:
-            problems.append(_problem(exc))
-        safe: set = set()
-        for rel, sha in sorted(state["files"].items()):
-            entry = managed.inspect(root, rel, safe_dirs=safe)
-            if entry.kind == "missing":
-                doc["drift"].append({"path": rel, "kind": "deleted"})
-            elif entry.kind == "other":
-                doc["drift"].append({"path": rel, "kind": "unsafe", "detail": entry.detail})
-            elif entry.fingerprint != "file:" + sha:
-                doc["drift"].append({"path": rel, "kind": "modified"})
-        copies = [managed.inspect(root, rel).fingerprint for rel in SKILL_FILES]
-        if state["enabled"] and copies[0] != copies[1] and not any(d["path"] in SKILL_FILES for d in doc["drift"]):
-            doc["drift"].append({"path": SKILL_FILES[1], "kind": "copy-differs"})
-    owned = set(state["files"]) if state else set()
-    sticker_dir = root / STICKER_DIR
-    if sticker_dir.is_dir() and not sticker_dir.is_symlink():
-        doc["personal"] = sorted(f"{STICKER_DIR}/{e.name}" for e in os.scandir(sticker_dir)
-                                 if f"{STICKER_DIR}/{e.name}" not in owned and not e.name.startswith(fs.TEMP_PREFIX))
-    doc["upToDate"] = not (problems or doc["updateAvailable"] or doc["pendingTransaction"]
-                           or any(d["kind"] in ("unsafe", "copy-differs") for d in doc["drift"]))
-    return doc
-
-
-def _problem(exc: AliceError) -> str:
-    where = f"{exc.file}" + (f": {exc.field}" if exc.field else "") if exc.file else (exc.field or "")
-    return f"{where}: {exc.message}" if where else exc.message
-
-
 # -- a new workspace --------------------------------------------------------------------------------
 
 def project_new_workspace(ws, created: bool) -> list[str]:
@@ -474,8 +309,6 @@ def project_new_workspace(ws, created: bool) -> list[str]:
     pack (other templates get no stickers).  Nothing already there is
     overwritten: when a file stands in the way, stickers are left disabled and
     the note says how to enable them."""
-    from openalice.workspaces.checkout import checkout
-
     if not created or ws.template != "chat":
         return []
     now = clock.parse_instant(ws.createdAt)

@@ -3,10 +3,10 @@
 A workspace that is a Harness repository declares its web app in the root
 ``harness.json`` (:mod:`openalice.studio.manifest`).  ``start`` runs it as one
 supervised process group per *generation* (:mod:`openalice.studio.supervisor`,
-:mod:`openalice.studio.lifecycle`), on loopback ports it allocates, and once the
-app answers its readiness path publishes an opaque route
-``oa-surface-<24 hex>.localhost`` that the proxy (:mod:`openalice.studio.proxy`)
-serves.  State is per machine, under ``$OPENALICE_HOME/state/studio/``
+:mod:`openalice.studio.lifecycle`, :mod:`openalice.studio.reconcile`), on
+loopback ports it allocates, and once the app answers its readiness path
+publishes an opaque route ``oa-surface-<24 hex>.localhost`` that the proxy
+(:mod:`openalice.studio.proxy`) serves.  State is per machine, under ``$OPENALICE_HOME/state/studio/``
 (:mod:`openalice.studio.state`).  See docs/studio.md.
 """
 

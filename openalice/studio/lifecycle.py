@@ -7,72 +7,34 @@
     require_idle(ws)                             # Busy unless no generation is live (for source upgrades)
     with held_idle(ws, "source apply", now=now): # ...and none can start until the block ends
 
-Operations on one workspace are serialized by its operation lease
-(:func:`openalice.core.leases.acquire_waiting`: a second command queues behind
-the first).  Every command first *reconciles*: a live-looking record whose
-supervisor is gone (SIGKILLed, machine restarted) has its route withdrawn and
-every process of its group stopped, and reads ``failed`` with
-``errorCode: supervisor_lost``.
+Every verb runs under the workspace's operation lease and reconciles first
+(:mod:`openalice.studio.reconcile`).
 """
 
 from __future__ import annotations
 
 import os
-import signal
 import time
 from contextlib import contextmanager
 from datetime import datetime
 
-from openalice.core.errors import Busy
+from openalice.core import clock, fs, leases, proc
+from openalice.core.errors import AliceError, Busy, UsageError
+from openalice.studio import logfile as log_tools, state
+from openalice.studio.manifest import load_manifest
+
+from .reconcile import (GRACE, LEASE_TTL, LEASE_WAIT, SUPERVISOR_EXIT_WAIT, WAIT_POLL, _operation, _reconcile,
+                        _supervisor_alive, _teardown, is_live, terminate)
 
 __all__ = ["READY_TIMEOUT", "GRACE", "LEASE_WAIT", "start", "stop", "restart", "status", "logs",
            "require_idle", "held_idle", "is_live", "terminate", "view"]
 
 READY_TIMEOUT = 60.0
-GRACE = 4.0                  # SIGTERM → SIGKILL, and SIGKILL → gone
-LEASE_WAIT = 30.0 + 2 * GRACE
-LEASE_TTL = 600.0
-WAIT_POLL = 0.05
-SUPERVISOR_EXIT_WAIT = 2.0   # after the group is gone, how long the supervisor gets to notice and exit
 WAIT_SLACK = 15.0            # a start waits this much beyond the readiness limit before giving up on the supervisor
-
-
-def terminate(pgid: int | None, token: str | None, *, grace: float = GRACE, proc=None) -> bool:
-    """Stop every process of group ``pgid`` (TERM, ``grace``, KILL, up to ``grace`` more).
-
-    Works after the leader (a wrapper script) has exited: the group id lives on
-    in its children.  A pid reused by another program is never signalled
-    (:func:`openalice.core.proc.group_is_ours`).  True if a process was signalled.
-    """
-    from openalice.core import proc as procs
-
-    if not pgid or not procs.group_is_ours(pgid, token) or not procs.group_members(pgid):
-        return False
-    procs.terminate_group(pgid, grace=grace, proc=proc, kill_wait=grace)
-    return True
-
-
-# -- reading ----------------------------------------------------------------------------------------
-
-def _supervisor_alive(record: dict) -> bool:
-    from openalice.core import proc
-
-    holder = record.get("supervisor") or {}
-    return proc.is_alive(holder.get("pid"), holder.get("startToken"))
-
-
-def is_live(record: dict) -> bool:
-    from openalice.studio.state import LIVE_PHASES
-
-    return record.get("phase") in LIVE_PHASES
 
 
 def _proxy_port() -> int | None:
     """The port of a running ``alice-harness proxy`` on this machine, if any."""
-    from openalice.core import fs, proc
-    from openalice.core.errors import AliceError
-    from openalice.studio import state
-
     try:
         data = fs.read_json(state.proxy_path(), missing=None)
     except AliceError:
@@ -85,8 +47,6 @@ def _proxy_port() -> int | None:
 
 def view(ws_id: str, record: dict) -> dict:
     """The ``studio-status`` document of a record."""
-    from openalice.studio import state
-
     phase = record.get("phase")
     host = record.get("host") if phase == "ready" else None
     live = is_live(record)
@@ -117,112 +77,10 @@ def view(ws_id: str, record: dict) -> dict:
     return out
 
 
-# -- the operation lease and reconciliation -----------------------------------------------------------
-
-@contextmanager
-def _operation(ws_id: str, verb: str, now: datetime, wait: float = LEASE_WAIT):
-    from openalice.core import fs, leases
-    from openalice.studio import state
-
-    fs.ensure_dir(state.workspace_dir(ws_id), 0o700)
-    try:
-        lease = leases.acquire_waiting(state.lease_path(ws_id), f"studio {verb} (pid {os.getpid()})", LEASE_TTL,
-                                       now=lambda: now, wait=wait)
-    except Busy as exc:
-        raise Busy(f"another Studio operation on workspace {ws_id!r} is still running: {exc.message}",
-                   code="studio_busy", file=exc.file) from None
-    try:
-        yield lease
-    finally:
-        leases.release(lease)
-
-
-def _reconcile(ws_id: str, now: datetime, grace: float) -> dict:
-    """Reap a generation whose supervisor is gone; the record as it is now.  Caller holds the lease."""
-    from openalice.core import clock
-    from openalice.studio import state
-
-    record = state.read_state(ws_id)
-    if is_live(record) and not _supervisor_alive(record):
-        generation = record["generation"]
-        pid = (record.get("supervisor") or {}).get("pid")
-
-        def withdraw(current: dict):
-            if current.get("generation") != generation:
-                return None
-            state.withdraw_route(current.get("host"))
-            current["host"] = None
-            return current
-
-        state.update_state(ws_id, withdraw)
-        terminate(record.get("pid"), record.get("startToken"), grace=grace)
-        was = record["phase"]
-
-        def settle(current: dict):
-            if current.get("generation") != generation:
-                return None
-            if was == "stopping":
-                current.update(phase="stopped", error=None, errorCode=None)
-            else:
-                current.update(phase="failed", errorCode="supervisor_lost",
-                               error=f"the Studio supervisor (pid {pid}) ended unexpectedly; "
-                                     "its processes were stopped")
-            current.update(pid=None, host=None, stoppedAt=clock.to_iso(now))
-            return current
-
-        record = state.update_state(ws_id, settle)
-    elif not is_live(record) and record.get("pid"):
-        # A teardown that did not finish (the stopper was killed): finish it.
-        terminate(record.get("pid"), record.get("startToken"), grace=grace)
-        record = state.update_state(ws_id, lambda r: r.update(pid=None) or r
-                                    if r.get("generation") == record["generation"] else None)
-    return record
-
-
-def _teardown(ws_id: str, record: dict, now: datetime, grace: float) -> dict:
-    """Withdraw the route, stop the group, let the supervisor go; the record reads ``stopped``."""
-    from openalice.core import clock, proc
-    from openalice.studio import state
-
-    generation = record["generation"]
-
-    def mark(current: dict):
-        if current.get("generation") != generation:
-            return None
-        state.withdraw_route(current.get("host"))
-        current.update(phase="stopping", host=None)
-        return current
-
-    record = state.update_state(ws_id, mark)
-    terminate(record.get("pid"), record.get("startToken"), grace=grace)
-    holder = record.get("supervisor") or {}
-    if holder.get("pid") not in (None, os.getpid()):
-        deadline = time.monotonic() + SUPERVISOR_EXIT_WAIT
-        while proc.is_alive(holder.get("pid"), holder.get("startToken")) and time.monotonic() < deadline:
-            time.sleep(WAIT_POLL)
-        if proc.is_alive(holder.get("pid"), holder.get("startToken")):
-            try:
-                os.kill(holder["pid"], signal.SIGKILL)
-            except OSError:
-                pass
-
-    def settle(current: dict):
-        if current.get("generation") != generation:
-            return None
-        current.update(phase="stopped", pid=None, host=None, error=None, errorCode=None,
-                       stoppedAt=clock.to_iso(now))
-        return current
-
-    return state.update_state(ws_id, settle)
-
-
 # -- launching --------------------------------------------------------------------------------------
 
 def _launch(ws, manifest, capability, now: datetime, ready_timeout: float) -> int:
     """Write the ``starting`` record of a new generation and start its supervisor; the generation."""
-    from openalice.core import clock, proc
-    from openalice.studio import state
-
     me = {"pid": os.getpid(), "startToken": proc.start_token(os.getpid())}
 
     def begin(current: dict):
@@ -253,8 +111,6 @@ def _launch(ws, manifest, capability, now: datetime, ready_timeout: float) -> in
 
 def _wait_for_outcome(ws_id: str, generation: int, ready_timeout: float, now: datetime, grace: float) -> dict:
     """Poll the record until the generation is ready, failed or stopped (or moved on)."""
-    from openalice.studio import state
-
     deadline = time.monotonic() + ready_timeout + WAIT_SLACK
     while True:
         record = state.read_state(ws_id)
@@ -274,8 +130,6 @@ def _wait_for_outcome(ws_id: str, generation: int, ready_timeout: float, now: da
 def _wait_for_supervisor_exit(record: dict) -> None:
     """A generation that ended is reported once its supervisor has gone too (it writes the
     record, then exits): nothing of the generation is left when ``start`` returns."""
-    from openalice.core import proc
-
     holder = record.get("supervisor") or {}
     deadline = time.monotonic() + SUPERVISOR_EXIT_WAIT
     while (holder.get("pid") not in (None, os.getpid()) and proc.is_alive(holder.get("pid"), holder.get("startToken"))
@@ -284,15 +138,11 @@ def _wait_for_supervisor_exit(record: dict) -> None:
 
 
 def _studio_of(ws):
-    from openalice.studio.manifest import load_manifest
-
     manifest = load_manifest(ws.root)
     return manifest, manifest.capability("studio")
 
 
 def _check_timeout(ready_timeout: float) -> float:
-    from openalice.core.errors import UsageError
-
     if not isinstance(ready_timeout, (int, float)) or not (0 < ready_timeout <= 3600):
         raise UsageError("--ready-timeout must be more than 0 and at most 3600 seconds", field="readyTimeout",
                          code="usage")
@@ -314,8 +164,6 @@ def restart(ws, *, now: datetime, ready_timeout: float = READY_TIMEOUT, wait: bo
 
 
 def _start_generation(ws, verb: str, *, now: datetime, ready_timeout: float, wait: bool, grace: float) -> dict:
-    from openalice.studio import state
-
     ready_timeout = _check_timeout(ready_timeout)
     manifest, capability = _studio_of(ws)   # bad input: exit 2 before anything changes
     with _operation(ws.id, verb, now):
@@ -345,9 +193,6 @@ def stop(ws, *, now: datetime, grace: float = GRACE) -> dict:
 def status(ws, *, now: datetime, grace: float = GRACE) -> dict:
     """The current generation; a dead supervisor's leftovers are reaped first (unless another
     operation holds the lease: then the record is reported as it is)."""
-    from openalice.core import leases
-    from openalice.studio import state
-
     record = state.read_state(ws.id)
     if (is_live(record) and not _supervisor_alive(record)) or (not is_live(record) and record.get("pid")):
         try:
@@ -364,8 +209,6 @@ def status(ws, *, now: datetime, grace: float = GRACE) -> dict:
 
 def logs(ws, *, limit: int | None = None) -> dict:
     """The redacted tail of the workspace's Studio log (at most 64 KiB)."""
-    from openalice.studio import logfile as log_tools, state
-
     record = state.read_state(ws.id)
     shown = log_tools.tail(state.log_path(ws.id), limit or log_tools.TAIL_BYTES)
     return {"workspace": ws.id, "generation": record.get("generation", 0), "phase": record.get("phase"),
@@ -377,8 +220,6 @@ def require_idle(ws) -> None:
 
     The check that source-backed upgrades make before they touch the work tree.
     """
-    from openalice.studio import state
-
     record = state.read_state(ws.id)
     if is_live(record) and _supervisor_alive(record):
         raise Busy(f"Studio of workspace {ws.id!r} is {record['phase']} (generation {record['generation']}); "

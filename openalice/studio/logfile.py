@@ -18,6 +18,8 @@ import re
 import threading
 from pathlib import Path
 
+from openalice.core.redact import redact
+
 __all__ = ["TAIL_BYTES", "ROTATE_BYTES", "LINE_LIMIT", "LOOPBACK", "redact_line", "redact_for_display",
            "LogPump", "write_marker", "tail"]
 
@@ -33,8 +35,6 @@ _LOOPBACK_RE = re.compile(
 def redact_line(text: str) -> str:
     """Credential-shaped values (bearer tokens, ``token=…``, ``api_key: …``,
     ``secret``, ``password``, known key shapes) replaced by ``[REDACTED]``."""
-    from openalice.core.redact import redact
-
     return redact(text)
 
 

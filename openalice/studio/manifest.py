@@ -15,8 +15,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from openalice.core.errors import InvalidInput
+from openalice.core import fs
+from openalice.core.errors import AliceError, InvalidInput, NotFound
+from openalice.core.fs import loads_json
 from openalice.core.records import record_class
+from openalice.core.resources import schema_validator
 
 __all__ = ["MANIFEST_NAME", "MAX_BYTES", "ManifestError", "Capability", "Manifest", "manifest_path",
            "parse_manifest", "load_manifest"]
@@ -82,8 +85,6 @@ def parse_manifest(data: bytes, *, file: object = None) -> Manifest:
     if len(data) > MAX_BYTES:
         raise ManifestError(f"file too large ({len(data)} bytes; limit {MAX_BYTES})", file=file,
                             code="too_large")
-    from openalice.core.fs import loads_json
-
     try:
         document = loads_json(data.decode("utf-8"))
     except UnicodeDecodeError as exc:
@@ -95,8 +96,6 @@ def parse_manifest(data: bytes, *, file: object = None) -> Manifest:
         raise ManifestError("malformed JSON: nested too deeply", file=file, code="invalid_json") from None
     except ValueError as exc:
         raise ManifestError(f"malformed JSON: {exc}", file=file, code="invalid_json") from None
-    from openalice.core.resources import schema_validator
-
     problems = [{"path": v.instance_path or "/", "message": _friendly(v.keyword_path, v.message)}
                 for v in schema_validator("harness-manifest").errors(document)]
     capabilities = document.get("capabilities") if isinstance(document, dict) else None
@@ -123,9 +122,6 @@ def parse_manifest(data: bytes, *, file: object = None) -> Manifest:
 
 def load_manifest(root: str | Path) -> Manifest:
     """The workspace's ``harness.json`` (``missing`` if there is none)."""
-    from openalice.core import fs
-    from openalice.core.errors import AliceError, NotFound
-
     path = manifest_path(root)
     try:
         data = fs.read_bytes(path, max_bytes=MAX_BYTES, root=root)

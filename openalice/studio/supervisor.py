@@ -30,12 +30,20 @@ no process of its group is left running.
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import signal
+import subprocess
 import sys
 import threading
 import time
+
+from openalice.core import clock, fs, proc
+from openalice.core.errors import AliceError
+from openalice.studio import logfile, ports as port_tools, state
+from openalice.studio.ports import LOOPBACK_HOST
+from openalice.studio.reconcile import terminate
 
 __all__ = ["READY_POLL", "READY_REQUEST_TIMEOUT", "WATCH_INTERVAL", "PORT_ATTEMPTS", "Generation", "main",
            "app_environment"]
@@ -50,8 +58,6 @@ _DROPPED_ENV = ("ALICE_RUN_ID", "ALICE_RESUME_ID")
 
 def app_environment(base: dict, ports: dict[str, int]) -> dict:
     """The app's environment: ours, minus run identity, plus the HARNESS_* contract."""
-    from openalice.studio.ports import LOOPBACK_HOST
-
     env = {k: v for k, v in base.items() if k not in _DROPPED_ENV}
     env.update(HARNESS_CAPABILITY="studio", HARNESS_HOST=LOOPBACK_HOST,
                HARNESS_PORTS=json.dumps(ports, separators=(",", ":")), HARNESS_NO_OPEN="1")
@@ -82,13 +88,11 @@ class Generation:
 
     def __init__(self, workspace_id: str, generation: int, *, launcher_pid: int, ready_timeout: float,
                  allocate=None) -> None:
-        from openalice.studio import ports
-
         self.workspace_id = workspace_id
         self.generation = generation
         self.launcher_pid = launcher_pid
         self.ready_timeout = ready_timeout
-        self.allocate = allocate or ports.allocate
+        self.allocate = allocate or port_tools.allocate
         self.stop_event = threading.Event()
         self.child = None
         self.pgid: int | None = None
@@ -100,8 +104,6 @@ class Generation:
 
     # -- the record ---------------------------------------------------------------------------------
     def now_iso(self) -> str:
-        from openalice.core import clock
-
         return clock.to_iso(clock.now())
 
     def note(self, message: str) -> None:
@@ -109,8 +111,6 @@ class Generation:
 
     def update(self, change, *, phases: tuple[str, ...]) -> bool:
         """Apply ``change`` to our generation's record if it is in one of ``phases``."""
-        from openalice.studio import state
-
         applied: list[bool] = []
 
         def fenced(record: dict):
@@ -124,9 +124,6 @@ class Generation:
 
     def current_phase(self) -> str | None:
         """Our record's phase, or None once another generation owns the record."""
-        from openalice.core.errors import AliceError
-        from openalice.studio import state
-
         try:
             record = state.read_state(self.workspace_id)
         except AliceError:
@@ -134,8 +131,6 @@ class Generation:
         return record.get("phase") if record.get("generation") == self.generation else None
 
     def claim(self) -> dict | None:
-        from openalice.core import proc
-
         me = {"pid": os.getpid(), "startToken": proc.start_token(os.getpid())}
         claimed: list[dict] = []
 
@@ -151,8 +146,6 @@ class Generation:
         return claimed[0] if claimed else None
 
     def fail(self, message: str, code: str, *, from_phases=("starting",)) -> None:
-        from openalice.studio import state
-
         self.note(message)
 
         def change(record: dict):
@@ -196,24 +189,15 @@ class Generation:
         return {"code": code} if code >= 0 else {"signal": _signal_name(-code)}
 
     def group_empty(self) -> bool:
-        from openalice.core import proc
-
         self.reap()
         return self.pgid is None or not proc.group_members(self.pgid)
 
     def kill_group(self) -> None:
-        from openalice.studio.lifecycle import terminate
-
         if self.pgid is not None:
             terminate(self.pgid, self.token, grace=KILL_GRACE, proc=self.child)
             self.reap()
 
     def spawn(self, record: dict, ports: dict[str, int]):
-        import subprocess
-
-        from openalice.core import proc
-        from openalice.studio import logfile
-
         capability = record["capability"]
         env = app_environment(dict(os.environ), ports)
         self.child = proc.spawn(capability["command"], cwd=record["workspacePath"], env=env,
@@ -228,10 +212,6 @@ class Generation:
 
     # -- the phases ---------------------------------------------------------------------------------
     def probe(self, path: str, port: int, timeout: float) -> bool:
-        import http.client
-
-        from openalice.studio.ports import LOOPBACK_HOST
-
         conn = http.client.HTTPConnection(LOOPBACK_HOST, port, timeout=timeout)
         try:
             conn.request("GET", path, headers={"User-Agent": "openalice-studio-readiness",
@@ -265,9 +245,6 @@ class Generation:
             self.stop_event.wait(min(READY_POLL, remaining))
 
     def publish(self) -> bool:
-        from openalice.studio import state
-        from openalice.studio.ports import LOOPBACK_HOST
-
         def change(record: dict):
             surface_id = state.new_surface_id()
             host = state.host_for(surface_id)
@@ -284,8 +261,6 @@ class Generation:
 
     def launch(self, record: dict) -> str:
         """Start the app until it is ready; the outcome of :meth:`await_ready` or ``failed``."""
-        from openalice.studio import logfile, ports as port_tools
-
         capability = record["capability"]
         for attempt in range(1, PORT_ATTEMPTS + 1):
             self.ports = self.allocate(capability["ports"])
@@ -332,8 +307,6 @@ class Generation:
 
     def shut_down(self, reason: str) -> None:
         """Told to stop (a signal): route first, then the group; the record says stopped."""
-        from openalice.studio import state
-
         def withdraw(record: dict):
             state.withdraw_route(record.get("host"))
             record.update(phase="stopping", host=None)
@@ -346,9 +319,6 @@ class Generation:
                     phases=("stopping",))
 
     def run(self) -> int:
-        from openalice.core import fs
-        from openalice.studio import logfile, state
-
         record = self.claim()
         if record is None:
             self.note("not running: the record names another generation or supervisor")
@@ -390,9 +360,6 @@ def main(argv: list[str] | None = None) -> int:
         print("usage: python -m openalice.studio.supervisor WORKSPACE_ID GENERATION LAUNCHER_PID READY_TIMEOUT",
               file=sys.stderr)
         return 2
-    from openalice.core import proc
-    from openalice.core.errors import AliceError
-
     try:
         workspace_id, generation, launcher, timeout = args[0], int(args[1]), int(args[2]), float(args[3])
     except ValueError:

@@ -118,7 +118,7 @@ PINNED = {
         "credentials.vault credentials.wires issues issues.declaration issues.reader models "
         "models.semantics preferences preferences.settings runs runs.tasks schedule "
         "schedule.address schedule.cursors schedule.due schedule.health schedule.readiness "
-        "sessions sessions.resolve sessions.store workspaces workspaces.access "
+        "sessions sessions.binding sessions.resolve sessions.store workspaces workspaces.access "
         "workspaces.registry",
     'harness-adapter list --json':
         "adapters adapters.catalog adapters.effective adapters.envfile adapters.invoke "
@@ -130,7 +130,7 @@ PINNED = {
         "core.schema.refs core.schema.report core.schema.strings core.schema.validator core.secrets",
     'alice session list --json':
         "cli.alice cli.alice_session core.clock core.flock core.fs core.homes core.locks "
-        "core.paths core.records sessions sessions.resolve sessions.store workspaces "
+        "core.paths core.records sessions sessions.binding sessions.resolve sessions.store workspaces "
         "workspaces.access workspaces.registry",
     'alice settings show --json':
         "cli.alice cli.alice_settings core.flock core.fs core.homes core.locks core.paths "

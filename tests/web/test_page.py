@@ -190,6 +190,7 @@ def test_the_model_picker_and_the_write_only_secret(page):
     card.find_element("xpath", ".//button[text()='Save models']").click()
     page.wait(lambda: page.site.json("harness-adapter", "show", "claude")["models"]
               == ["claude-sonnet-4-6"], what="models narrowed")
+    page.settle()     # the card is drawn again once the save's answer arrives: find the field after that
     secret = "sk-ant-CANARY-in-browser-91f3"
     card = page.css('.adapter[data-adapter="claude"]')[0]
     field = card.find_element("css selector", 'input[data-secret="claude:ANTHROPIC_API_KEY"]')

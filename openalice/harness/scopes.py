@@ -1,0 +1,91 @@
+"""What an upgrade covers and where it keeps its state: the scopes (bundle, one skill, the
+template), the skill trees and their mirror, the two managed stores, the config."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from openalice import managed
+from openalice.core.errors import InvalidInput, UsageError
+from openalice.workspaces.registry import available_root
+
+from . import bundle as bundles
+from . import config as configs
+from . import state
+
+
+SKILL_PRIMARY = ".agents/skills/"
+SKILL_MIRROR = ".claude/skills/"
+SKILL_MIRRORS = ((SKILL_PRIMARY, SKILL_MIRROR),)   # the primary tree and its byte-identical mirror
+GUIDANCE = ("AGENTS.md", "CLAUDE.md")
+ACTIONS = ("install", "update", "remove", "restore")
+OWNERS = {"harness": "alice-harness", "template": "template"}
+TRAILERS = {"harness": "OpenAlice-Harness-Upgrade", "template": "OpenAlice-Template-Upgrade"}
+GIT_EXCLUDES = ("/.alice/template-upgrade/", "/.alice/alice-harness-upgrade/",
+                "/.alice/alice-harness-version.json", "/.alice/bin/")
+RECOVERY_WAIT = 30.0
+
+
+@dataclass(frozen=True)
+class Scope:
+    kind: str                      # "bundle" | "skill" | "template"
+    skill: str | None = None
+    action: str | None = None
+
+    def to_json(self) -> dict:
+        out: dict[str, Any] = {"kind": self.kind}
+        if self.skill:
+            out.update(skill=self.skill, action=self.action)
+        return out
+
+    @property
+    def owner(self) -> str:
+        return "template" if self.kind == "template" else "harness"
+
+
+def scope_for(*, template: bool = False, skill: str | None = None, action: str | None = None) -> Scope:
+    if action is not None and skill is None:
+        raise UsageError("--action needs --skill NAME", field="--action", code="skill_required")
+    if template and skill is not None:
+        raise UsageError("--template and --skill are separate upgrades; give one", code="usage")
+    if skill is not None:
+        if not bundles.NAME_RE.match(skill):
+            raise InvalidInput(f"not a skill name: {skill!r}", field="--skill", code="unknown_skill")
+        action = action or "update"
+        if action not in ACTIONS:
+            raise UsageError(f"--action must be one of {', '.join(ACTIONS)}", field="--action", code="usage")
+        return Scope("skill", skill, action)
+    return Scope("template" if template else "bundle")
+
+
+def harness_store(root) -> managed.Store:
+    return managed.Store(root, state.HARNESS_STATE_DIR)
+
+
+def template_store(root) -> managed.Store:
+    return managed.Store(root, state.TEMPLATE_STATE_DIR)
+
+
+def load_config(root) -> configs.Config:
+    """The workspace's harness config; malformed → InvalidInput naming file and field."""
+    try:
+        return configs.parse_file(str(Path(root) / configs.CONFIG_FILE), str(root))
+    except configs.ConfigError as exc:
+        raise InvalidInput(exc.reason, file=exc.file, field=exc.field, code="harness_config_invalid") from None
+
+
+def _root(ws) -> Path:
+    return available_root(ws)
+
+
+def skill_trees(name: str) -> list[str]:
+    """The two directories a skill is projected to (the plan's scope for it)."""
+    return [f"{SKILL_PRIMARY}{name}/", f"{SKILL_MIRROR}{name}/"]
+
+
+def skill_targets(name: str, files: Mapping[str, bytes]) -> dict[str, bytes]:
+    """A skill's files as plan targets: primary paths only; ``SKILL_MIRRORS``
+    makes the plan keep the ``.claude/skills/`` copy byte-identical."""
+    return {f"{SKILL_PRIMARY}{name}/{rel}": data for rel, data in files.items()}

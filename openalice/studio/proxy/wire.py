@@ -1,0 +1,256 @@
+"""HTTP/1.1 heads straight from the socket's bytes: reading them, checking them, the header rules.
+
+A head's header block is kept as bytes, ``"\\r\\nName: value"`` per header and a final ``"\\r\\n"``;
+the rules below run over it in C (one regex pass each) rather than header by header in Python.
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+import struct
+from http import HTTPStatus
+
+STRIPPED_REQUEST_HEADERS = frozenset((
+    "authorization", "cookie", "host", "connection", "keep-alive", "proxy-authenticate", "proxy-authorization",
+    "te", "trailer", "transfer-encoding", "upgrade", "x-csrf-token", "x-openalice-token",
+))
+HOP_BY_HOP = frozenset(("connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
+                        "transfer-encoding", "upgrade"))
+_TOKEN = rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+"
+_BLOCK_OK = re.compile(rb"(?:\r\n" + _TOKEN + rb":[^\r\n\0]*)*\r\n")
+_DROP_REQUEST = re.compile(rb"\r\n(?:" + b"|".join(re.escape(h.encode()) for h in sorted(
+    STRIPPED_REQUEST_HEADERS | {"content-length", "forwarded"})) + rb"|x-forwarded-" + _TOKEN + rb"):[^\r\n]*",
+    re.I)   # and every x-forwarded-* the client sent (the proxy sets its own)
+_DROP_RESPONSE = re.compile(rb"\r\n(?:" + b"|".join(re.escape(h.encode()) for h in sorted(HOP_BY_HOP))
+                            + rb"|content-length):[^\r\n]*", re.I)
+_ORIGIN_OR_REFERER = re.compile(rb"\r\n(origin|referer):[ \t]*([^\r\n]*?)[ \t]*(?=\r\n)", re.I)
+_LOCATION = re.compile(rb"\r\n(location):[ \t]*([^\r\n]*?)[ \t]*(?=\r\n)", re.I)
+_ALWAYS_DROPPED = frozenset((b"close", b"keep-alive", b"upgrade"))
+RECV = 64 * 1024              # one read of a head (and whatever body came with it)
+MAX_HEAD = 64 * 1024
+_METHOD = re.compile(_TOKEN + rb"\Z")
+_TARGET_BAD = re.compile(rb"[\x00-\x20\x7f]")
+_STATUS_REASON = {s.value: s.phrase.encode("latin-1") for s in HTTPStatus}
+
+
+def _tokens(values) -> set[bytes]:
+    """The lowercased tokens of comma-separated header values (``Connection``)."""
+    out = set()
+    for value in values:
+        for token in value.split(b","):
+            token = token.strip().lower()
+            if token:
+                out.add(token)
+    return out
+
+
+class BadMessage(Exception):
+    """A head we refuse to parse (the connection ends after the answer)."""
+
+    def __init__(self, reason: str, status: int = 400) -> None:
+        super().__init__(reason)
+        self.status = status
+
+
+def _timeouts(sock: socket.socket, seconds: float) -> None:
+    """Kernel read/write timeouts on a blocking socket: each read stays one system call
+    (a Python-level timeout polls before every read).  A timeout raises BlockingIOError."""
+    sock.settimeout(None)
+    whole = int(seconds)
+    value = struct.pack("ll", whole, int((seconds - whole) * 1_000_000))
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, value)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, value)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
+class Reader:
+    """Bytes read from a socket and not yet used (a head, the start of a body, a pipelined request)."""
+
+    __slots__ = ("sock", "buf")
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.buf = bytearray()
+
+    def fill(self) -> bool:
+        data = self.sock.recv(RECV)
+        if not data:
+            return False
+        self.buf += data
+        return True
+
+    def head(self) -> bytes | None:
+        """The next head (without its blank line), None at a clean end of stream."""
+        buf = self.buf
+        if not buf:
+            # The usual case: nothing left over, and one read brings the whole head (and
+            # maybe a small body, kept for the caller).
+            data = self.sock.recv(RECV)
+            if not data:
+                return None
+            end = data.find(b"\r\n\r\n")
+            if end > 0 and data[:2] != b"\r\n":
+                if end + 4 < len(data):
+                    buf += memoryview(data)[end + 4:]
+                return data[:end]
+            buf += data
+        while buf[:2] == b"\r\n":          # a CRLF between messages is allowed
+            del buf[:2]
+        searched = 0
+        while True:
+            end = buf.find(b"\r\n\r\n", max(0, searched - 3))
+            if end > MAX_HEAD:
+                raise BadMessage("the head is larger than 64 KiB", 431)
+            if end >= 0:
+                head = bytes(buf[:end])
+                del buf[:end + 4]
+                return head
+            if len(buf) > MAX_HEAD:
+                raise BadMessage("the head is larger than 64 KiB", 431)
+            searched = len(buf)
+            if not self.fill():
+                if buf:
+                    raise ConnectionError("the stream ended inside a head")
+                return None
+            while buf[:2] == b"\r\n":
+                del buf[:2]
+                searched = 0
+
+    def readline(self) -> bytes:
+        """One line (with its ending); b"" at end of stream."""
+        while True:
+            end = self.buf.find(b"\n")
+            if end >= 0:
+                line = bytes(self.buf[:end + 1])
+                del self.buf[:end + 1]
+                return line
+            if len(self.buf) > MAX_HEAD:
+                raise BadMessage("a line is longer than 64 KiB")
+            if not self.fill():
+                line = bytes(self.buf)
+                self.buf.clear()
+                return line
+
+    def take(self, limit: int) -> bytes:
+        """Up to ``limit`` bytes (buffered ones first); b"" at end of stream."""
+        if not self.buf and not self.fill():
+            return b""
+        data = bytes(self.buf[:limit])
+        del self.buf[:limit]
+        return data
+
+
+class Head:
+    """A parsed head: its start line and its header block (see ``_BLOCK_OK``), checked once:
+    a header line must be ``token ":" value`` (no obsolete folding, no space before the colon,
+    no NUL), else BadMessage."""
+
+    __slots__ = ("start", "block", "lowered")
+
+    def __init__(self, raw: bytes) -> None:
+        end = raw.find(b"\r\n")
+        if end < 0:
+            self.start, self.block = raw, b"\r\n"
+        else:
+            self.start, self.block = raw[:end], raw[end:] + b"\r\n"
+            if not _BLOCK_OK.fullmatch(self.block):
+                raise BadMessage("malformed header line")
+        self.lowered = self.block.lower()
+
+    def get(self, key: bytes) -> bytes | None:
+        """The first value of a header; ``key`` is ``b"\\r\\nname:"``, lowercase."""
+        at = self.lowered.find(key)
+        if at < 0:
+            return None
+        return self.block[at + len(key):self.block.find(b"\r\n", at + 2)].strip(b" \t")
+
+    def values(self, key: bytes) -> list[bytes]:
+        """Every value of a header (usually one)."""
+        out = []
+        at = self.lowered.find(key)
+        while at >= 0:
+            out.append(self.block[at + len(key):self.block.find(b"\r\n", at + 2)].strip(b" \t"))
+            at = self.lowered.find(key, at + 2)
+        return out
+
+
+def _without(block: bytes, drop: re.Pattern, named: set[bytes], already: frozenset = frozenset()) -> bytes:
+    """``block`` without the headers ``drop`` matches and those a ``Connection`` header names."""
+    block = drop.sub(b"", block)
+    extra = named - already
+    if extra:
+        block = re.sub(rb"\r\n(?:" + b"|".join(re.escape(t) for t in sorted(extra)) + rb"):[^\r\n]*", b"",
+                       block, flags=re.I)
+    return block
+
+
+def send_parts(sock: socket.socket, parts: list) -> None:
+    """``sendmsg`` until every byte of ``parts`` is out (a blocking send may still be partial)."""
+    sent = sock.sendmsg(parts)
+    if sent == sum(map(len, parts)):
+        return
+    parts = list(parts)
+    while parts and sent >= len(parts[0]):
+        sent -= len(parts[0])
+        parts.pop(0)
+    if parts and sent:
+        parts[0] = memoryview(parts[0])[sent:]
+    while parts:
+        sent = sock.sendmsg(parts)
+        while parts and sent >= len(parts[0]):
+            sent -= len(parts[0])
+            parts.pop(0)
+        if parts and sent:
+            parts[0] = memoryview(parts[0])[sent:]
+
+
+class Request:
+    """What the proxy needs of a request head (BadMessage for one it refuses)."""
+
+    __slots__ = ("head", "method", "target", "version", "host", "host_bytes", "connection_tokens", "close",
+                 "framing", "length", "bad_length", "websocket", "expects_continue")
+
+    def __init__(self, head: Head) -> None:
+        self.head = head
+        parts = head.start.split(b" ")
+        if len(parts) != 3:
+            raise BadMessage("malformed request line")
+        method, target, version = parts
+        if version != b"HTTP/1.1" and version != b"HTTP/1.0":
+            raise BadMessage("unsupported HTTP version", 505 if version.startswith(b"HTTP/") else 400)
+        if not _METHOD.match(method) or _TARGET_BAD.search(target):
+            raise BadMessage("malformed request line")
+        self.method, self.target, self.version = method, target, version
+        lowered = head.lowered
+        if lowered.count(b"\r\nhost:") > 1:
+            raise BadMessage("more than one Host header")
+        host = head.get(b"\r\nhost:")
+        self.host_bytes = host or b""
+        self.host = host.decode("latin-1") if host else None
+        tokens = _tokens(head.values(b"\r\nconnection:")) if b"\r\nconnection:" in lowered else set()
+        self.connection_tokens = tokens
+        self.close = b"close" in tokens or (version == b"HTTP/1.0" and b"keep-alive" not in tokens)
+        self.bad_length = False
+        self.length = 0
+        chunked = (b"\r\ntransfer-encoding:" in lowered
+                   and any(b"chunked" in v.lower() for v in head.values(b"\r\ntransfer-encoding:")))
+        has_length = b"\r\ncontent-length:" in lowered
+        if chunked:
+            self.framing = "chunked"
+            if has_length:
+                self.close = True      # both: chunked wins, and this connection ends after the answer
+        elif has_length:
+            self.framing = "length"
+            values = set(head.values(b"\r\ncontent-length:"))
+            value = values.pop() if len(values) == 1 else b""
+            if not value.isdigit() or len(value) > 18:
+                self.bad_length = True
+            else:
+                self.length = int(value)
+        else:
+            self.framing = "none"
+        self.websocket = (b"upgrade" in tokens and b"\r\nupgrade:" in lowered
+                          and (head.get(b"\r\nupgrade:") or b"").lower() == b"websocket")
+        self.expects_continue = (b"\r\nexpect:" in lowered
+                                 and (head.get(b"\r\nexpect:") or b"").lower() == b"100-continue")
