@@ -316,7 +316,7 @@ def test_status_after_it_recovered_a_killed_apply_is_up_to_date_and_says_so(cli,
                  env={"OPENALICE_TEST_CRASH_AFTER": "managed-first-write"})
     assert killed.returncode == -signal.SIGKILL
     status = cli("alice-harness", "status", "--json", cwd=root)
-    doc = check("harness-status", status.json())["workspaces"][0]
+    doc = conforms("harness-status", status.json())["workspaces"][0]
     assert status.returncode == 0, status
     assert doc["upToDate"] and doc["problems"] == [
         "recovered an interrupted alice-harness transaction (rolled_back)"], doc
