@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 from _common import isolated_env, report, tool
-from bench_inbox import build
+from bench_inbox import write_entries
 
 from openalice.gateway.runner import CHILD_CWD, child_environment
 from tests.helpers.gateway import Served
@@ -108,7 +108,7 @@ def main() -> int:
     try:
         env = isolated_env(scratch)
         env.pop("HARNESS_CATALOG", None)
-        build(Path(env["OPENALICE_HOME"]), ENTRIES)
+        write_entries(Path(env["OPENALICE_HOME"]) / "data" / "inbox", ENTRIES)
         with Served(tool("alice"), env) as served:
             client = KeepAlive(served)
             for name, argv, path in (
