@@ -105,8 +105,7 @@ def scan_report(*, dry_run: bool, now_text: str | None, capacity: int | None = N
     if now is None:  # let the clock module judge (and explain) the text
         from openalice.core import clock
 
-        now = clock.parse_clock(now_text, field="--now") if now_text else clock.now()
-        now = now.replace(microsecond=now.microsecond - now.microsecond % 1000)
+        now = clock.floor_ms(clock.parse_clock(now_text, field="--now") if now_text else clock.now())
     if not dry_run and not fastpath.take_lock():
         from openalice.schedule.scan import busy_result
 

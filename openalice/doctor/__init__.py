@@ -16,6 +16,7 @@ import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 
+from openalice.core import clock
 from openalice.core.records import field, record_class
 
 __all__ = ["Finding", "Report", "run_checks", "PINNED_VERSIONS"]
@@ -313,7 +314,7 @@ def _check_timers(report: Report, env: Mapping[str, str], now, live_scheduled: i
         report.add("timers", "attention", f"cannot list installed timers: {exc}")
         found = []
     beat_ms = fastpath.read_heartbeat()
-    now_ms = fastpath.epoch_ms(now)
+    now_ms = clock.to_ms(now)
     limit_ms = 2 * timers.PERIOD_SECONDS * 1000
     fresh = beat_ms is not None and now_ms - beat_ms <= limit_ms
     where = ", ".join(f"{t['kind']} ({t['where']})" for t in found)

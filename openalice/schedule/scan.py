@@ -38,6 +38,8 @@ import os
 from collections.abc import Callable
 from datetime import datetime, timezone
 
+from openalice.core.clock import floor_ms
+
 from .fastpath import (CACHE_VERSION, environment_key, epoch_ms, file_stat, list_issue_files,
                        registry_file)
 
@@ -72,10 +74,6 @@ def _iso(value: datetime | None) -> str | None:
     from openalice.core.clock import to_iso
 
     return to_iso(value)
-
-
-def floor_ms(value: datetime) -> datetime:
-    return value.replace(microsecond=value.microsecond - value.microsecond % 1000)
 
 
 _ms = epoch_ms  # the cache compares instants as integer epoch milliseconds
