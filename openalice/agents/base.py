@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # annotations only (typing costs start-up time)
 __all__ = [
     "MODES", "Capabilities", "Projection", "Access", "Adapter", "binding_fields", "shims_dir",
     "compose_path", "run_path", "child_env", "STRIPPED_ENV", "STRIPPED_PREFIXES", "SESSION_KEY_VAR",
-    "WORKSPACE_BIN",
+    "WORKSPACE_BIN", "ANY_WIRE", "MINIMAX_POLICY",
 ]
 
 MODES = ("headless", "interactive")
@@ -37,6 +37,13 @@ STRIPPED_PREFIXES = ("CLAUDE_CODE_", "VSCODE_")
 SESSION_KEY_VAR = "OPENALICE_SESSION_KEY"
 # The workspace's live CLI shims (openalice.harness.shims): first on every child's PATH.
 WORKSPACE_BIN = ".alice/bin"
+# Engines that speak every wire shape through a provider SDK (opencode, pi): the
+# shapes they accept, in the order they prefer them for a credential offering several.
+ANY_WIRE = ("google-generative-ai", "openai-chat", "anthropic", "openai-responses")
+# Their vendor policy (the reference's): a MiniMax credential drives them over
+# ``anthropic`` only, and an older binding that asked for ``openai-chat`` moves to it.
+MINIMAX_POLICY = {"minimax": {"wirePreference": ("anthropic",),
+                              "legacyRequestedWireFallbacks": {"openai-chat": "anthropic"}}}
 
 
 @record_class(frozen=True)

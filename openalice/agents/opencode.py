@@ -14,7 +14,7 @@ import json
 
 from openalice.core.errors import InvalidInput
 
-from .base import SESSION_KEY_VAR, Adapter, Capabilities
+from .base import ANY_WIRE, MINIMAX_POLICY, SESSION_KEY_VAR, Adapter, Capabilities
 
 __all__ = ["OpencodeAdapter", "PROVIDER_ID", "provider_config"]
 
@@ -51,11 +51,10 @@ class OpencodeAdapter(Adapter):
     capabilities = Capabilities(
         headless=True, interactive=True, resume=True,
         efforts=("none", "minimal", "low", "medium", "high", "xhigh", "max"),
-        wires=("google-generative-ai", "openai-chat", "anthropic", "openai-responses"),
+        wires=ANY_WIRE,
         stream="opencode-json", executable="opencode", prompt="stdin")
-    wire_preference = ("google-generative-ai", "openai-chat", "anthropic", "openai-responses")
-    vendor_policies = {"minimax": {"wirePreference": ("anthropic",),
-                                   "legacyRequestedWireFallbacks": {"openai-chat": "anthropic"}}}
+    wire_preference = ANY_WIRE
+    vendor_policies = MINIMAX_POLICY
 
     def _build(self, *, mode, fields, access, model, effort, prompt, native_session_id, workspace, base_env,
                run_dir):

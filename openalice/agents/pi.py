@@ -20,7 +20,7 @@ from pathlib import Path
 from openalice.core import fs
 from openalice.core.errors import InvalidInput, UsageError
 
-from .base import SESSION_KEY_VAR, Adapter, Capabilities
+from .base import ANY_WIRE, MINIMAX_POLICY, SESSION_KEY_VAR, Adapter, Capabilities
 
 __all__ = ["PiAdapter", "PROVIDER_ID", "models_json", "native_session_dir"]
 
@@ -67,11 +67,10 @@ class PiAdapter(Adapter):
     capabilities = Capabilities(
         headless=True, interactive=True, resume=True,
         efforts=("none", "minimal", "low", "medium", "high", "xhigh"),
-        wires=("google-generative-ai", "openai-chat", "anthropic", "openai-responses"),
+        wires=ANY_WIRE,
         stream="pi-json", executable="pi", prompt="argv")
-    wire_preference = ("google-generative-ai", "openai-chat", "anthropic", "openai-responses")
-    vendor_policies = {"minimax": {"wirePreference": ("anthropic",),
-                                   "legacyRequestedWireFallbacks": {"openai-chat": "anthropic"}}}
+    wire_preference = ANY_WIRE
+    vendor_policies = MINIMAX_POLICY
 
     def _build(self, *, mode, fields, access, model, effort, prompt, native_session_id, workspace, base_env,
                run_dir):

@@ -25,13 +25,22 @@ from .declaration import (MAX_BYTES, FieldError, Issue, InvalidIssue, declare, i
                           is_valid_id)
 
 __all__ = [
-    "LEGACY_FILE_MESSAGE", "IssueSet", "issues_dir", "issue_path", "find_issue_file",
+    "LEGACY_FILE_MESSAGE", "legacy_issue_file", "IssueSet", "issues_dir", "issue_path", "find_issue_file",
     "read_issues", "read_issue_file", "read_document", "read_frontmatter", "load_issue",
 ]
 
 LEGACY_FILE_MESSAGE = ("`.alice/issue.json` is retired: split each issue into its own "
                        "`.alice/issues/<id>.md` file (Markdown with a YAML frontmatter block; "
                        "see docs/issues.md)")
+
+
+
+def legacy_issue_file(root: os.PathLike | str) -> Path | None:
+    """The retired one-file ``.alice/issue.json`` of a workspace when it is
+    there (a dangling symlink counts: something sits at that name), else None."""
+    legacy = Path(root) / ".alice" / "issue.json"
+    return legacy if os.path.lexists(legacy) else None
+
 
 _OPEN_FLAGS = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
                | getattr(os, "O_CLOEXEC", 0))
@@ -139,7 +148,7 @@ def read_issues(ws) -> IssueSet:
         if not os.path.isdir(root):
             return IssueSet("invalid", error=f"workspace directory is missing: {root}",
                             reason="missing", directory=directory)
-        if os.path.lexists(root / ".alice" / "issue.json"):
+        if legacy_issue_file(root) is not None:
             return IssueSet("invalid", error=LEGACY_FILE_MESSAGE, reason="legacy_issue_json",
                             directory=directory)
         return IssueSet("absent", directory=directory)

@@ -208,7 +208,8 @@ def quick_scan(cache: dict, *, now_ms: int, now_iso: str, dry_run: bool) -> dict
             return None
         if entry.get("state") == "absent":
             if (files is not None or not os.path.isdir(path)
-                    or os.path.exists(os.path.join(path, ".alice", "issue.json"))):
+                    # openalice.issues.reader.legacy_issue_file, without importing the reader
+                    or os.path.lexists(os.path.join(path, ".alice", "issue.json"))):
                 return None
             ws_report.append({"id": ws_id, "state": "absent", "issues": 0, "scheduled": 0})
             continue

@@ -267,7 +267,9 @@ class _Scanner:
                 report["error"] = "the workspace directory is missing"
                 self._keep_cached(ws, cached)
                 return
-            if not os.path.exists(os.path.join(ws.path, ".alice", "issue.json")):
+            from openalice.issues.reader import legacy_issue_file  # lazy: only a workspace without issues asks
+
+            if legacy_issue_file(ws.path) is None:
                 report["state"] = "absent"  # no issues directory: nothing scheduled
                 self.cache["workspaces"][ws.id] = {"path": ws.path, "state": "absent", "files": None,
                                                    "issues": {}, "invalid": []}

@@ -44,22 +44,22 @@ PINNED = {
     'alice issue list':
         "cli.alice cli.alice_issue core.clock core.cron core.flock core.frontmatter core.fs "
         "core.homes core.locks core.paths core.records core.zones issues issues.board "
-        "issues.declaration issues.reader issues.schedule issues.views workspaces "
+        "issues.declaration models models.ladder issues.reader issues.schedule issues.views workspaces "
         "workspaces.access workspaces.registry",
     'alice issue list --json':
         "cli.alice cli.alice_issue core.clock core.cron core.flock core.frontmatter core.fs "
         "core.homes core.locks core.paths core.records core.zones issues issues.board "
-        "issues.declaration issues.reader issues.schedule issues.views workspaces "
+        "issues.declaration models models.ladder issues.reader issues.schedule issues.views workspaces "
         "workspaces.access workspaces.registry",
     'alice issue show {ISSUE} --json':
         "cli.alice cli.alice_issue core.clock core.cron core.flock core.frontmatter core.fs "
         "core.homes core.locks core.paths core.records core.zones issues issues.comments "
-        "issues.declaration issues.reader issues.schedule issues.views workspaces "
+        "issues.declaration models models.ladder issues.reader issues.schedule issues.views workspaces "
         "workspaces.access workspaces.registry",
     'alice issue board --json':
         "cli.alice cli.alice_issue core.clock core.cron core.flock core.frontmatter core.fs "
         "core.homes core.locks core.paths core.records core.zones issues issues.board "
-        "issues.declaration issues.reader issues.schedule issues.views workspaces "
+        "issues.declaration models models.ladder issues.reader issues.schedule issues.views workspaces "
         "workspaces.access workspaces.registry",
     'alice-inbox list --json':
         "cli.inbox cli.inbox_verbs core.flock core.fs core.homes core.jsonl core.locks "
@@ -96,8 +96,8 @@ PINNED = {
         "agents agents.base agents.claude agents.registry cli.schedule cli.schedule_health "
         "core.clock core.cron core.flock core.frontmatter core.fs core.homes core.jsonl "
         "core.locks core.paths core.records core.secrets core.tools core.zones credentials "
-        "credentials.vault credentials.wires issues issues.declaration issues.reader models "
-        "models.semantics preferences preferences.settings runs runs.tasks schedule "
+        "credentials.vault credentials.wires issues issues.declaration models models.ladder issues.reader "
+        "preferences preferences.settings runs runs.tasks schedule "
         "schedule.address schedule.cursors schedule.due schedule.health schedule.readiness "
         "sessions sessions.resolve sessions.store workspaces workspaces.access "
         "workspaces.registry",
@@ -120,7 +120,7 @@ PINNED = {
     'alice models list --json':
         "cli.alice cli.alice_models core.clock core.flock core.fs core.homes core.locks "
         "core.paths core.records core.resources core.secrets credentials credentials.catalog "
-        "credentials.vault credentials.wires models models.semantics",
+        "credentials.vault credentials.wires models models.ladder models.semantics",
 }
 
 
