@@ -99,7 +99,7 @@ def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_set(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import agents, credentials, preferences, workspaces
+    from openalice import preferences, workspaces
     from openalice.core.errors import UsageError
 
     ws = workspaces.resolve(args.workspace)
@@ -109,25 +109,13 @@ def cmd_set(args: argparse.Namespace, ctx: Context) -> int:
     if not args.agent and (args.credential or args.native_credential or args.model or args.effort
                            or args.wire or args.default):
         raise UsageError("--credential, --model, --effort, --wire and --default need --agent", code="usage")
+    if args.wire and not args.credential:
+        raise UsageError("--wire needs --credential", code="usage")
     if args.default_agent:
-        adapter = agents.get_adapter(args.default_agent)
-        adapter.check_mode(args.surface)
         preferences.set_default_agent(ws, surface=args.surface, agent=args.default_agent)
     if args.agent:
-        adapter = agents.get_adapter(args.agent)
-        adapter.check_mode(args.surface)
-        adapter.check_effort(args.effort)
-        if args.credential:
-            credentials.get(args.credential)
-            cred = {"source": "vault", "credentialSlug": args.credential}
-            if args.wire:
-                from openalice.credentials import wires
-
-                cred["wireShape"] = wires.check_shape(args.wire)
-        else:
-            if args.wire:
-                raise UsageError("--wire needs --credential", code="usage")
-            cred = {"source": "native"}
+        cred = ({"source": "vault", "credentialSlug": args.credential, "wireShape": args.wire}
+                if args.credential else {"source": "native"})
         pref = preferences.pref_from_binding(cred, args.model, args.effort)
         preferences.set_preference(ws, surface=args.surface, agent=args.agent, pref=pref,
                                    make_default=args.default)

@@ -112,7 +112,7 @@ PINNED = {
         "workspaces.access workspaces.registry",
     'alice settings show --json':
         "cli.alice cli.alice_settings core.flock core.fs core.homes core.locks core.paths "
-        "core.records core.secrets preferences preferences.settings workspaces "
+        "core.records core.secrets models models.ladder preferences preferences.settings workspaces "
         "workspaces.access workspaces.registry",
     'alice credential list --json':
         "cli.alice cli.alice_credential core.clock core.flock core.fs core.homes core.locks "
