@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 
 from openalice.core.output import printable  # titles and prompts may hold escape sequences
 

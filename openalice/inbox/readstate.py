@@ -57,7 +57,7 @@ from openalice.core.errors import InvalidInput
 from .store import Entry, InboxStore, is_entry_id
 
 __all__ = ["VERSION", "ReadState", "load", "read_marks", "mark_read", "mark_unread", "mark_all_read",
-           "unread_count", "forget", "counts"]
+           "forget", "counts"]
 
 VERSION = 2
 _V1 = 1
@@ -383,11 +383,6 @@ def counts(store: InboxStore, read: ReadState | None = None, *,
     if workspace_id is not None:
         out["workspaceUnread"] = ws_unread
     return out
-
-
-def unread_count(store: InboxStore, read: ReadState | None = None) -> int:
-    """Entries without a read mark, over the whole file (the global badge)."""
-    return counts(store, read)["unread"]
 
 
 def mark_all_read(store: InboxStore, *, now_ms: int, workspace_id: str | None = None) -> dict:

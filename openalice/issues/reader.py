@@ -26,7 +26,7 @@ from .declaration import (MAX_BYTES, FieldError, Issue, InvalidIssue, declare, i
 
 __all__ = [
     "LEGACY_FILE_MESSAGE", "legacy_issue_file", "IssueSet", "issues_dir", "issue_path", "find_issue_file",
-    "read_issues", "read_issue_file", "read_document", "read_frontmatter", "load_issue",
+    "read_issues", "read_issue_file", "read_frontmatter", "load_issue",
 ]
 
 LEGACY_FILE_MESSAGE = ("`.alice/issue.json` is retired: split each issue into its own "
@@ -200,20 +200,6 @@ def read_issue_file(path: Path, issue_id: str, *,
     if problems or errors:
         return InvalidIssue(issue_id, path, errors + problems)
     return issue
-
-
-def read_document(path: Path) -> "frontmatter.Document":
-    """The parsed file for a writer: InvalidInput naming the file if it cannot
-    be read or parsed, NotFound if it is gone."""
-    data = _read_bytes(path)
-    if data is None:
-        raise NotFound("no such issue file", file=path, code="unknown_issue")
-    if isinstance(data, FieldError):
-        raise InvalidInput(data.reason, file=path, field=data.field, code="invalid_issue")
-    doc = _parse(data)
-    if isinstance(doc, FieldError):
-        raise InvalidInput(doc.reason, file=path, field=doc.field, code="invalid_issue")
-    return doc
 
 
 def read_frontmatter(path: Path) -> dict | None:

@@ -39,7 +39,7 @@ from openalice.core import fs, git
 from openalice.core.errors import Busy, Conflict, InvalidInput, NotFound, OperationalError, UsageError
 
 __all__ = ["RECEIPT_FILE", "INCOMING_REF", "TRAILER", "Receipt", "Preview", "Applied", "parse_source_spec",
-           "read_receipt", "create_workspace", "preview", "apply", "recover"]
+           "create_workspace", "preview", "apply", "recover"]
 
 RECEIPT_FILE = ".alice/harness-source.json"
 INCOMING_REF = "refs/openalice/source/incoming"
@@ -106,10 +106,6 @@ def parse_receipt(data: bytes, *, file) -> Receipt:
     except InvalidInput as exc:
         raise _bad_receipt(file, exc.message, "/repository") from None
     return Receipt(doc["template"], doc["repository"], doc["version"], doc["commit"])
-
-
-def read_receipt(root: os.PathLike | str) -> Receipt:
-    return _read_receipt(Path(root))[0]
 
 
 def _read_receipt(root: Path) -> tuple[Receipt, bytes]:

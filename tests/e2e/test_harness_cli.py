@@ -16,7 +16,6 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
 
 from openalice.core import resources
 from openalice.core.schema import Validator
