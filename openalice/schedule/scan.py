@@ -26,10 +26,11 @@ issues is due, and when nothing at all is due :mod:`.fastpath` answers without
 importing this module.  The cache is derived data: deleting it only costs one
 slower scan.
 
-Test hooks (read only here; never set them in production):
-``OPENALICE_TEST_CRASH_AFTER=task-record|cursor|launch`` makes the scanner
-``os._exit(137)`` right after that step (the SIGKILL tests), and
-``OPENALICE_TEST_LAUNCH=none`` skips launching supervisors.
+Debug settings (docs/conventions.md; never set in normal use):
+``OPENALICE_TEST_CRASH_AFTER=task-record|cursor|launch`` SIGKILLs the scanner
+right after that step of the first fire (:func:`openalice.core.proc.crash_point`),
+and ``OPENALICE_TEST_LAUNCH=none`` admits runs without launching supervisors
+(:func:`.launching.launcher`).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 
 from openalice.core.clock import floor_ms
+from openalice.core.proc import crash_point
 
 from .fastpath import (CACHE_VERSION, environment_key, epoch_ms, file_stat, list_issue_files,
                        registry_file)
@@ -77,11 +79,6 @@ def _iso(value: datetime | None) -> str | None:
 
 
 _ms = epoch_ms  # the cache compares instants as integer epoch milliseconds
-
-
-def _crash_point(step: str) -> None:
-    if os.environ.get("OPENALICE_TEST_CRASH_AFTER") == step:
-        os._exit(137)
 
 
 def busy_result(now: datetime) -> dict:
@@ -536,12 +533,12 @@ class _Scanner:
                 self._write_cursor(skipped)
                 return skipped
             return cursor
-        _crash_point("task-record")
+        crash_point("task-record")
         new_cursor = cursors.fired(cursor, ws.id, issue.id, slot=decision.slot, now=self.now,
                                    task_id=record["taskId"], missed=decision.missed,
                                    overflow=decision.overflow)
         self._write_cursor(new_cursor)
-        _crash_point("cursor")
+        crash_point("cursor")
         fired = {"workspaceId": ws.id, "issueId": issue.id, "taskId": record["taskId"],
                  "slot": slot_iso, "missed": decision.missed}
         if decision.overflow:
@@ -552,7 +549,7 @@ class _Scanner:
         if fired.get("error"):  # its supervisor never started and the run was released
             self.admissions.forget(record["taskId"])
         self.fired.append(fired)
-        _crash_point("launch")
+        crash_point("launch")
         return new_cursor
 
     def _dry_fire(self, ws, issue, cursor, decision, capacity: int) -> dict | None:
