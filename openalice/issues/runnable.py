@@ -33,10 +33,8 @@ def runtime_findings(ws: Any, issue: Any) -> tuple[list[FieldError], list[dict]]
     ``{field, reason, code, hint?}`` (``code`` is the scan's skip reason)."""
     if not getattr(issue, "when", None) or getattr(issue, "is_terminal", False):
         return [], []
-    try:
-        from openalice.schedule.readiness import run_blocker
-    except ImportError:  # no scheduler installed: nothing would refuse it
-        return [], []
+    from openalice.schedule.readiness import run_blocker  # lazy: only a scheduled issue is checked
+
     blocker = run_blocker(ws, issue)
     if blocker is None:
         return [], []

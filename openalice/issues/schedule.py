@@ -136,10 +136,8 @@ def _every_summary(issue: Issue, now: datetime, workspace_id: str | None) -> dic
 
     every = issue.when["every"].strip()
     rule = f"every {every} after each accepted run"
-    try:
-        from openalice.schedule import cursors, due
-    except ImportError:  # no scheduler installed
-        return {"nextFireAt": None, "problem": None, "note": f"{rule} (no scheduler installed)"}
+    from openalice.schedule import cursors, due  # lazy: only an `every` issue's summary needs the scheduler
+
     cursor = None
     if workspace_id:
         try:

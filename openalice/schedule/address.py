@@ -35,13 +35,8 @@ def resolve_issue(spec: str, *, workspace: str | None = None) -> tuple[Any, str]
 
 
 def _issues():
-    try:
-        import openalice.issues as issues
-    except ImportError:
-        from openalice.core.errors import Unavailable
+    import openalice.issues as issues  # lazy: the issue reader, for the verbs that read one
 
-        raise Unavailable("cannot read issues: the issues capability (openalice.issues) is not "
-                          "installed", code="issues_unavailable") from None
     return issues
 
 

@@ -30,7 +30,7 @@ Debug settings (docs/conventions.md; never set in normal use):
 ``OPENALICE_TEST_CRASH_AFTER=task-record|cursor|launch`` SIGKILLs the scanner
 right after that step of the first fire (:func:`openalice.core.proc.crash_point`),
 and ``OPENALICE_TEST_LAUNCH=none`` admits runs without launching supervisors
-(:func:`.launching.launcher`).
+(:func:`.launching.resolve_launch`).
 """
 
 from __future__ import annotations
@@ -338,13 +338,8 @@ class _Scanner:
         from openalice.core.errors import AliceError
 
         if self._reader is None:
-            try:
-                from openalice.issues import read_issues
-            except ImportError:
-                from openalice.core.errors import Unavailable
+            from openalice.issues import read_issues  # lazy: a scan with an injected reader never loads it
 
-                raise Unavailable("cannot read issues: the issues capability (openalice.issues) "
-                                  "is not installed", code="issues_unavailable") from None
             self._reader = read_issues
         try:
             return self._reader(ws)
@@ -508,10 +503,6 @@ class _Scanner:
                        **({"hint": blocker.hint} if blocker.hint else {}))
             return cursor
         launch = self._resolve_launch()
-        if launch is False:
-            self._skip(ws.id, issue.id, "runner_unavailable",
-                       "the runner (openalice.runs.supervisor) is not installed", slot=slot_iso)
-            return cursor
         capacity = self.capacity if self.capacity is not None else admission.default_capacity()
         if self.dry_run:
             return self._dry_fire(ws, issue, cursor, decision, capacity)
