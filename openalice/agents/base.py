@@ -13,6 +13,7 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from openalice import models
 from openalice.core.errors import InvalidInput, NotFound, UsageError
 from openalice.core.records import field, record_class
 from openalice.core.tools import tools_dir as shims_dir  # noqa: F401  (re-exported)
@@ -157,8 +158,6 @@ class Adapter:
     # -- checks ---------------------------------------------------------------------------------
     def check_effort(self, effort: str | None) -> str | None:
         """Refuse an effort this engine does not accept (None = omitted, always fine)."""
-        from openalice import models
-
         if effort is None:
             return None
         models.check_effort(effort)
@@ -180,7 +179,7 @@ class Adapter:
     # -- access ---------------------------------------------------------------------------------
     def resolve_access(self, credential: Mapping[str, Any]) -> Access:
         """Native, or a vault credential with its wire picked for this engine."""
-        from openalice import credentials
+        from openalice import credentials  # lazy: the vault, only when a binding resolves its access
         from openalice.credentials import wires
 
         source = (credential or {}).get("source", "native")
@@ -226,8 +225,6 @@ class Adapter:
 
     def model_for(self, binding: Mapping[str, Any], access: Access) -> str | None:
         """Explicit model; for a vault credential: else its last model, else the vendor default."""
-        from openalice import models
-
         model = binding.get("model") or None
         if model or not access.vault:
             return model
@@ -241,8 +238,6 @@ class Adapter:
         if model and model in access.model_overrides:
             override = {"model": model, **access.model_overrides[model]}
         if model and effort and effort != "none" and "reasoning" not in (override or {}):
-            from openalice import models
-
             if models.resolve(access.vendor, model, auth_type=access.auth_type) is None:
                 override = {"model": model, **(override or {}), "reasoning": True}
         return override

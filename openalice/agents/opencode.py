@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 
+from openalice import models
 from openalice.core.errors import InvalidInput
 
 from .base import ANY_WIRE, MINIMAX_POLICY, SESSION_KEY_VAR, Adapter, Capabilities
@@ -26,8 +27,6 @@ _DEFAULT_OUTPUT = 32000  # opencode's own output cap for models it does not know
 
 def provider_config(access, model: str, override) -> dict:
     """The ``OPENCODE_CONFIG_CONTENT`` document for a vault credential (no secret inside)."""
-    from openalice import models
-
     base_url = access.base_url.rstrip("/")
     if access.wire == "anthropic":
         base_url += "/v1"  # the AI SDK's Anthropic base includes the version segment

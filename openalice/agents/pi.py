@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from openalice import models
 from openalice.core import fs
 from openalice.core.errors import InvalidInput, UsageError
 
@@ -32,8 +33,6 @@ _THINKING = {"none": "off"}
 
 def models_json(access, model: str, override) -> dict:
     """pi's provider file for a vault credential (names the key variable, holds no key)."""
-    from openalice import models
-
     facts = models.effective(access.vendor, model, override, auth_type=access.auth_type)
     entry: dict = {"id": model}
     if "reasoning" in facts:

@@ -36,7 +36,7 @@ def _catalog_entry(name: str):
 
 
 def _wrapper_adapter(entry) -> Adapter:
-    from .wrapper import WrapperAdapter
+    from .wrapper import WrapperAdapter  # lazy: only a catalog engine needs it
 
     return WrapperAdapter(entry.id, entry.wrapper, models=tuple(entry.models), health=entry.health,
                           list_models=entry.listModels, stream=entry.stream, env_file=entry.envFile)

@@ -88,7 +88,7 @@ def table() -> dict:
     """The shipped table (loaded once per process)."""
     doc = _cache.get("table")
     if doc is None:
-        from openalice.core import resources
+        from openalice.core import resources  # lazy: importlib.resources, once per process
 
         doc = resources.load_json("default", _TABLE_FILE)
         if not isinstance(doc, dict) or doc.get("version") != 1 or not isinstance(doc.get("vendors"), dict):

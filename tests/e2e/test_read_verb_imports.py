@@ -116,7 +116,7 @@ PINNED = {
         "workspaces.access workspaces.registry",
     'alice credential list --json':
         "cli.alice cli.alice_credential core.clock core.flock core.fs core.homes core.locks "
-        "core.paths core.secrets credentials credentials.vault credentials.wires",
+        "core.paths core.secrets credentials credentials.vault credentials.wires models models.ladder",
     'alice models list --json':
         "cli.alice cli.alice_models core.clock core.flock core.fs core.homes core.locks "
         "core.paths core.records core.resources core.secrets credentials credentials.catalog "
