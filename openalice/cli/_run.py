@@ -110,6 +110,7 @@ def run(tool: Tool, argv: list[str] | None = None, *,
             code = fast(args, json_mode)
             if code is not None:
                 return code
+        # lazy: start-up imports only sys and os; the rest waits until it is needed
         from . import _dispatch
 
         return _dispatch.dispatch(tool, args, json_mode=json_mode)
@@ -124,6 +125,7 @@ def shim_refusal(name: str, args: list[str], json_mode: bool) -> int | None:
     shim_config = os.environ.pop("OPENALICE_SHIM_CONFIG", None)
     if shim_config is None:
         return None
+    # lazy: start-up imports only sys and os; the rest waits until it is needed
     from openalice.harness.gate import refuse
 
     return refuse(name, args, shim_config, json_mode=json_mode)
@@ -140,6 +142,7 @@ def fail(prog: str, exc: BaseException, *, json_mode: bool) -> int:
     if isinstance(exc, BrokenPipeError):
         _silence_stdout()  # the reader went away (e.g. `| head`): stay quiet like other tools
         return 1
+    # lazy: start-up imports only sys and os; the rest waits until it is needed
     from openalice.core import output
     from openalice.core.errors import AliceError, OperationalError
 

@@ -107,6 +107,7 @@ def _human_binding(b: dict) -> str:
 
 
 def cmd_new(args: argparse.Namespace, ctx: Context) -> int:
+    # lazy: a verb's domain modules load only when that verb runs
     from openalice import sessions, workspaces
 
     ws = workspaces.resolve(args.workspace)
@@ -130,6 +131,7 @@ def cmd_new(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
+    # lazy: a verb's domain modules load only when that verb runs
     from openalice import sessions, workspaces
 
     ws = workspaces.resolve(args.workspace)
@@ -137,6 +139,7 @@ def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
     data = {"workspace": ws.id, "sessions": [b.to_dict() for b in found], "problems": problems}
 
     def human(d: dict) -> str:
+        # lazy: a verb's domain modules load only when that verb runs
         from openalice.core.output import table
 
         lines = [table([_binding_cells(b) for b in d["sessions"]], _LIST_HEADERS)] if d["sessions"] \
@@ -151,6 +154,7 @@ def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
+    # lazy: a verb's domain modules load only when that verb runs
     from openalice import sessions, workspaces
 
     ws = workspaces.resolve(args.workspace)
@@ -171,6 +175,7 @@ def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_replace(args: argparse.Namespace, ctx: Context) -> int:
+    # lazy: a verb's domain modules load only when that verb runs
     from openalice import sessions, workspaces
     from openalice.core.errors import UsageError
 
@@ -202,6 +207,7 @@ def cmd_replace(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_rename(args: argparse.Namespace, ctx: Context) -> int:
+    # lazy: a verb's domain modules load only when that verb runs
     from openalice import sessions, workspaces
 
     ws = workspaces.resolve(args.workspace)

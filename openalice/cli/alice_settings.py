@@ -61,6 +61,7 @@ def register(sub, common) -> None:
 
 
 def _describe(ws, result) -> dict:
+    # lazy: a verb's domain modules load only when that verb runs
     from openalice import preferences
 
     data = {"workspace": ws.id, "file": str(preferences.settings_path(ws)), "status": result.status,
@@ -90,6 +91,7 @@ def _human(d: dict) -> str:
 
 
 def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
+    # lazy: a verb's domain modules load only when that verb runs
     from openalice import preferences, workspaces
 
     ws = workspaces.resolve(args.workspace)
@@ -99,6 +101,7 @@ def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_set(args: argparse.Namespace, ctx: Context) -> int:
+    # lazy: a verb's domain modules load only when that verb runs
     from openalice import preferences, workspaces
     from openalice.core.errors import UsageError
 
@@ -124,6 +127,7 @@ def cmd_set(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_unset(args: argparse.Namespace, ctx: Context) -> int:
+    # lazy: a verb's domain modules load only when that verb runs
     from openalice import preferences, workspaces
     from openalice.core.errors import UsageError
 

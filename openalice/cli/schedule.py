@@ -56,6 +56,7 @@ def _fast(args: list[str], json_mode: bool) -> int | None:
     if args[0] != "scan":
         return None
     # The timer runs this every minute: plain flags skip argparse entirely.
+    # lazy: the scan and its nothing-due fast path load only for `scan`
     from .schedule_scan import fast_scan
 
     return fast_scan(args[1:])
