@@ -1,4 +1,6 @@
-"""The ``harness-adapter`` verbs: parse, call :mod:`openalice.adapters`, print."""
+"""The ``harness-adapter`` verbs: parse, call :mod:`openalice.adapters`, print.
+
+Handlers import their domain modules themselves (lazy: only the verb that runs loads them)."""
 
 from __future__ import annotations
 
@@ -145,7 +147,6 @@ def _adopting(handler):
     """Before any verb: env files an older version wrote beside the shipped
     wrappers move to $HARNESS_HOME/env/, with a notice on stderr."""
     def run(args: argparse.Namespace, ctx: Context):
-        # lazy: a verb's domain modules load only when that verb runs
         from openalice.adapters import envfile
         from openalice.core.errors import AliceError
 
@@ -162,21 +163,18 @@ def _adopting(handler):
 
 
 def _timeout_of(args) -> float:
-    # lazy: a verb's domain modules load only when that verb runs
     from openalice.adapters.invoke import DEFAULT_TIMEOUT
 
     return args.timeout if args.timeout is not None else DEFAULT_TIMEOUT
 
 
 def _catalog(args):
-    # lazy: a verb's domain modules load only when that verb runs
     from openalice.adapters.catalog import load_catalog
 
     return load_catalog(args.catalog)
 
 
 def _descriptor(args, ctx: Context, adapter_id: str, *, probe: bool = False) -> dict:
-    # lazy: a verb's domain modules load only when that verb runs
     from openalice import adapters
 
     warnings: list[str] = []
@@ -212,7 +210,6 @@ def _human_descriptor(d: dict) -> str:
 
 
 def _human_list(items: list) -> str:
-    # lazy: a verb's domain modules load only when that verb runs
     from openalice.core.output import table
 
     if not items:
@@ -233,7 +230,6 @@ def _human_list(items: list) -> str:
 # -- verbs ------------------------------------------------------------------
 
 def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
-    # lazy: a verb's domain modules load only when that verb runs
     from openalice import adapters
 
     warnings: list[str] = []
@@ -251,7 +247,6 @@ def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def _toggle(args: argparse.Namespace, ctx: Context, enabled: bool) -> int:
-    # lazy: a verb's domain modules load only when that verb runs
     from openalice.adapters import state
 
     entry = _catalog(args).require(args.id)
@@ -270,7 +265,6 @@ def cmd_disable(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_set_models(args: argparse.Namespace, ctx: Context) -> int:
-    # lazy: a verb's domain modules load only when that verb runs
     from openalice.adapters import state
 
     if args.reset and args.models:
@@ -287,7 +281,6 @@ def cmd_set_models(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_config(args: argparse.Namespace, ctx: Context) -> int:
-    # lazy: a verb's domain modules load only when that verb runs
     from openalice.adapters import state
 
     entry = _catalog(args).require(args.id)
@@ -309,7 +302,6 @@ def cmd_config(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_set_secret(args: argparse.Namespace, ctx: Context) -> int:
-    # lazy: a verb's domain modules load only when that verb runs
     from openalice.adapters import envfile
     from openalice.core import secrets
 
@@ -338,7 +330,6 @@ def cmd_set_secret(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_unset_secret(args: argparse.Namespace, ctx: Context) -> int:
-    # lazy: a verb's domain modules load only when that verb runs
     from openalice.adapters import envfile
 
     entry = _catalog(args).require(args.id)
@@ -352,7 +343,6 @@ def cmd_unset_secret(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_health(args: argparse.Namespace, ctx: Context) -> int:
-    # lazy: a verb's domain modules load only when that verb runs
     from openalice.adapters import state
     from openalice.adapters.health import DOWN, probe_many
 
@@ -373,7 +363,6 @@ def cmd_health(args: argparse.Namespace, ctx: Context) -> int:
     data = {"adapters": [r.to_dict() for r in results], "ok": ok}
 
     def human(data: dict) -> str:
-        # lazy: a verb's domain modules load only when that verb runs
         from openalice.core.output import table
 
         rows = [[r["id"], r["health"], f"{r['latencyMs']}ms" if "latencyMs" in r else "-",
@@ -388,7 +377,6 @@ def cmd_health(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_available_models(args: argparse.Namespace, ctx: Context) -> int:
-    # lazy: a verb's domain modules load only when that verb runs
     from openalice.adapters.models import available_models
 
     entry = _catalog(args).require(args.id)
@@ -403,7 +391,6 @@ def cmd_available_models(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_validate(args: argparse.Namespace, ctx: Context) -> int:
-    # lazy: a verb's domain modules load only when that verb runs
     from openalice.adapters.validate import render, validate
 
     report = validate(args.files, catalog_path=args.catalog, machine=not args.catalog_only)

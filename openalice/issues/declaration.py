@@ -20,7 +20,7 @@ import re
 from pathlib import Path
 
 from openalice.core.records import field, record_class
-from openalice.models.ladder import EFFORTS as _EFFORT_LADDER
+from openalice.models.ladder import ISSUE_EFFORTS as EFFORTS  # the ladder up to max (see there)
 
 __all__ = [
     "STATUSES", "TERMINAL_STATUSES", "PRIORITIES", "PRIORITY_RANK", "ASSIGNEE_POLICIES",
@@ -35,10 +35,6 @@ TERMINAL_STATUSES = frozenset({"done", "canceled"})
 PRIORITIES = ("urgent", "high", "medium", "low", "none")
 PRIORITY_RANK = {name: rank for rank, name in enumerate(PRIORITIES)}
 ASSIGNEE_POLICIES = ("@new-each-run", "@new-then-resume", "@human", "@unassigned")
-# An issue names an effort from the model ladder up to ``max`` (the issue
-# contract, spec/issue.schema.json): ``ultra`` exists only in Codex-subscription
-# variants, and the contract has never admitted it.
-EFFORTS = tuple(e for e in _EFFORT_LADDER if e != "ultra")
 TIMEOUTS = {"15m": 900, "30m": 1800, "45m": 2700, "60m": 3600}
 # A session assignee owns these: its binding was frozen when it was born.
 RUNTIME_FIELDS = ("agent", "credential", "credentialSource", "model", "effort")

@@ -199,7 +199,7 @@ def pref_from_binding(credential: Mapping[str, Any], model: str | None = None,
         pref = {"accessMode": "native"}
     if model:
         pref["model"] = model
-    if effort:
+    if effort is not None:  # an empty effort is kept, so the check refuses it rather than drops it
         pref["reasoningEffort"] = effort
     return pref
 

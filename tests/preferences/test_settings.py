@@ -111,6 +111,9 @@ def test_oversized_file_is_invalid(ws):
     (lambda ws: preferences.set_preference(ws, surface="headless", agent="pi",
                                            pref={"accessMode": "native", "reasoningEffort": "max"}),
      "effort_unsupported"),
+    (lambda ws: preferences.set_preference(ws, surface="headless", agent="pi",  # `--effort ""`
+                                           pref=preferences.pref_from_binding({"source": "native"}, None, "")),
+     "bad_effort"),
     (lambda ws: preferences.set_preference(ws, surface="headless", agent="pi",
                                            pref={"accessMode": "vault", "credentialSlug": "nobody"}),
      "credential_not_found"),
