@@ -29,7 +29,7 @@ def _ensure_importable() -> None:
 def validate(paths=(), *, catalog_path=None, machine=True):
     """The report (see :func:`openalice.adapters.validate.validate`)."""
     _ensure_importable()
-    from openalice.adapters.validate import validate as run
+    from openalice.adapters.validate import validate as run  # lazy: after _ensure_importable
 
     return run(paths, catalog_path=catalog_path, machine=machine)
 
@@ -38,7 +38,7 @@ def main(argv=None) -> int:
     """``harness-adapter validate`` with these arguments (the same flags, output,
     exit codes and top-level error handler)."""
     _ensure_importable()
-    from openalice.cli.adapter import main as harness_adapter
+    from openalice.cli.adapter import main as harness_adapter  # lazy: after _ensure_importable
 
     return harness_adapter(["validate", *(sys.argv[1:] if argv is None else argv)])
 

@@ -23,6 +23,8 @@ def describe(ids: list[str] | None = None, *, catalog_path: os.PathLike | str | 
              warnings: list[str] | None = None) -> list[dict]:
     """Effective descriptors for ``ids`` (default: every catalog adapter, in
     catalog order).  With ``probe`` each declared wrapper's ``--health`` runs."""
+    # lazy: agents.registry imports openalice.adapters.catalog for every catalog
+    # lookup, so the package face itself imports nothing
     from . import catalog as catalog_mod
     from . import envfile, models, state as state_mod
     from .effective import build
@@ -32,12 +34,12 @@ def describe(ids: list[str] | None = None, *, catalog_path: os.PathLike | str | 
     states = state_mod.load_state()
     entries = [cat.require(i) for i in ids] if ids is not None else list(cat)
     if now is None:
-        from openalice.core.clock import now as clock_now
+        from openalice.core.clock import now as clock_now  # lazy: see above
 
         now = clock_now()
     results = {}
     if probe:
-        from .health import probe_many
+        from .health import probe_many  # lazy: only --health probes
 
         for result in probe_many(entries, now=now, timeout=timeout or DEFAULT_TIMEOUT):
             results[result.id] = result

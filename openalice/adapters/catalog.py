@@ -22,7 +22,8 @@ from pathlib import Path
 
 from openalice.core import fs
 from openalice.core.errors import InvalidInput, NotFound
-from openalice.core.resources import schema_validator
+from openalice.core.paths import harness_home, is_within
+from openalice.core.resources import data_path, schema_validator
 from openalice.core.records import field, record_class
 
 __all__ = [
@@ -140,8 +141,6 @@ def suggest(word: str, choices: list[str] | tuple[str, ...]) -> str | None:
 
 
 def default_catalog_path() -> Path:
-    from openalice.core.resources import data_path
-
     # realpath: in a checkout openalice/presets is a symlink to ../presets, and
     # messages should name the file a user would open.
     return Path(os.path.realpath(data_path("presets", "adapters.json")))
@@ -161,8 +160,6 @@ def resolve_path(spec: str, base_dir: os.PathLike | str) -> Path:
         raise ValueError("path contains a NUL byte")
     for prefix in ("$HARNESS_HOME/", "${HARNESS_HOME}/"):
         if spec.startswith(prefix):
-            from openalice.core.paths import harness_home
-
             return Path(os.path.normpath(os.path.join(harness_home(), spec[len(prefix):])))
     expanded = os.path.expanduser(spec)
     if not os.path.isabs(expanded):
@@ -176,8 +173,6 @@ def env_file_problem(spec: str, base_dir: os.PathLike | str) -> str | None:
     under ``$HARNESS_HOME`` (the shipped catalog's ``$HARNESS_HOME/env/``);
     anything else (``/etc/...``, another user's files, a symlink out) is
     refused, so a catalog cannot make ``set-secret`` write elsewhere."""
-    from openalice.core.paths import harness_home, is_within
-
     try:
         target = os.path.realpath(resolve_path(spec, base_dir))
     except ValueError as exc:

@@ -17,6 +17,7 @@ from datetime import datetime
 
 from .catalog import AdapterEntry
 from .invoke import DEFAULT_TIMEOUT, WrapperRun, known_secret_values, run_wrapper
+from openalice.core.clock import to_iso
 from openalice.core.redact import summarize
 from openalice.core.records import record_class
 
@@ -100,8 +101,6 @@ def interpret(run: WrapperRun, *, timeout: float, secrets: Iterable[str] = ()) -
 
 def probe(entry: AdapterEntry, *, now: datetime, timeout: float = DEFAULT_TIMEOUT) -> HealthResult:
     """Probe one adapter (or report ``unknown`` without running it)."""
-    from openalice.core.clock import to_iso
-
     checked_at = to_iso(now)
     if not entry.health:
         return HealthResult(entry.id, UNKNOWN, NOT_DECLARED, None, checked_at)

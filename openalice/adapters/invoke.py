@@ -74,7 +74,7 @@ def wrapper_problem(entry: AdapterEntry) -> str | None:
 def known_secret_values(entry: AdapterEntry, environ: Mapping[str, str] | None = None) -> list[str]:
     """Values that must never be shown: those in the adapter's env file and any
     secret-named variable of our own environment (a wrapper may echo either)."""
-    from openalice.core.secrets import load_env_file, looks_secret
+    from openalice.core.secrets import load_env_file, looks_secret  # lazy: getpass & co., only to run a wrapper
 
     values: list[str] = []
     if entry.envFile is not None:
@@ -114,7 +114,7 @@ def run_wrapper(entry: AdapterEntry, args: list[str], *, timeout: float = DEFAUL
     import subprocess  # lazy: only a probe runs a wrapper, not a listing
     import threading
 
-    from openalice.core import proc
+    from openalice.core import proc  # lazy: subprocess, only to run a wrapper
 
     problem = wrapper_problem(entry)
     if problem:

@@ -22,6 +22,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from openalice.core import fs
+from openalice.core.clock import parse_instant, to_iso
+from openalice.core.paths import harness_home
 from openalice.core.errors import AliceError, InvalidInput, Unavailable
 
 from .catalog import AdapterEntry, schema_validator
@@ -57,8 +59,6 @@ class ModelList:
 
 
 def cache_path() -> Path:
-    from openalice.core.paths import harness_home
-
     return harness_home() / "adapters.cache.json"
 
 
@@ -128,8 +128,6 @@ def cached_models(entry: AdapterEntry, path: Path | None = None) -> dict | None:
 
 
 def _fresh(record: dict, entry: AdapterEntry, now: datetime) -> bool:
-    from openalice.core.clock import parse_instant
-
     if record.get("wrapperMtimeNs") != _wrapper_mtime(entry):
         return False
     try:
@@ -162,8 +160,6 @@ def _store(entry: AdapterEntry, models: list[str], fetched_at: str, path: Path) 
 def available_models(entry: AdapterEntry, *, now: datetime, refresh: bool = False,
                      timeout: float = DEFAULT_TIMEOUT, path: Path | None = None) -> ModelList:
     """The adapter's full model list (see the module docstring for the rules)."""
-    from openalice.core.clock import to_iso
-
     if not entry.listModels:
         return ModelList(entry.id, list(entry.models), False, None, "catalog")
     where = path or cache_path()

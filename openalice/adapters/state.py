@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from openalice.core import fs
+from openalice.core.paths import harness_home
 from openalice.core.errors import InvalidInput
 from openalice.core.records import field, record_class
 
@@ -60,8 +61,6 @@ class AdapterState:
 
 
 def state_path() -> Path:
-    from openalice.core.paths import harness_home
-
     return harness_home() / "adapters.json"
 
 
@@ -70,7 +69,7 @@ def _empty() -> dict:
 
 
 def check_config_key(key: str, *, file: object = None) -> str:
-    from openalice.core.secrets import looks_secret
+    from openalice.core.secrets import looks_secret  # lazy: getpass & co., only when state is written
 
     if looks_secret(key):
         raise InvalidInput(

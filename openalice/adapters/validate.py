@@ -29,10 +29,13 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from openalice.core import fs
 from openalice.core.errors import AliceError
 from openalice.core.records import field, record_class
 
-from .catalog import Catalog, catalog_path as resolve_catalog_path, catalog_problems, schema_validator
+from . import state as state_mod
+from .catalog import Catalog, _entry, catalog_path as resolve_catalog_path, catalog_problems, schema_validator
+from .invoke import wrapper_problem
 
 __all__ = ["Diagnostic", "Report", "KINDS", "validate", "render"]
 
@@ -125,11 +128,6 @@ class _Checker:
     # -- the catalog and the machine state ---------------------------------
 
     def load_catalog(self) -> None:
-        from openalice.core import fs
-
-        from .catalog import _entry
-        from .invoke import wrapper_problem
-
         path = self.catalog_file
         self._mark(path)
         try:
@@ -152,8 +150,6 @@ class _Checker:
                 self.warning(path, f"{entry.pointer}/wrapper", problem)
 
     def load_state(self) -> None:
-        from . import state as state_mod
-
         where = state_mod.state_path()
         exists = where.exists()
         if exists:
@@ -184,8 +180,6 @@ class _Checker:
     # -- documents ----------------------------------------------------------
 
     def check_file(self, path: Path) -> None:
-        from openalice.core import fs
-
         if not self._mark(path):
             return
         try:
@@ -288,8 +282,6 @@ class _Checker:
 
     def known_presets(self) -> None:
         """Presets beside the catalog count as referable even when not listed."""
-        from openalice.core import fs
-
         for path in sorted(self.catalog_file.parent.glob("*.json")):
             try:
                 document = fs.read_json(path, max_bytes=4 * 1024 * 1024, follow_symlinks=True)
@@ -358,8 +350,6 @@ def validate(paths: Iterable[os.PathLike | str] = (), *, catalog_path: os.PathLi
         checker.check_file(path)
     checker.check_run_configs()
     if catalog_only_here and checker.bindings:
-        from . import state as state_mod
-
         checker.warning(state_mod.state_path(), "",
                         "no adapter is enabled on this machine, so the bindings were checked "
                         "against the catalog only",

@@ -13,6 +13,7 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from openalice import models
 from openalice.core.errors import InvalidInput, NotFound, UsageError
 from openalice.core.records import field, record_class
 from openalice.core.tools import tools_dir as shims_dir  # noqa: F401  (re-exported)
@@ -24,7 +25,7 @@ if TYPE_CHECKING:  # annotations only (typing costs start-up time)
 __all__ = [
     "MODES", "Capabilities", "Projection", "Access", "Adapter", "binding_fields", "shims_dir",
     "compose_path", "run_path", "child_env", "STRIPPED_ENV", "STRIPPED_PREFIXES", "SESSION_KEY_VAR",
-    "WORKSPACE_BIN",
+    "WORKSPACE_BIN", "ANY_WIRE", "MINIMAX_POLICY",
 ]
 
 MODES = ("headless", "interactive")
@@ -37,6 +38,13 @@ STRIPPED_PREFIXES = ("CLAUDE_CODE_", "VSCODE_")
 SESSION_KEY_VAR = "OPENALICE_SESSION_KEY"
 # The workspace's live CLI shims (openalice.harness.shims): first on every child's PATH.
 WORKSPACE_BIN = ".alice/bin"
+# Engines that speak every wire shape through a provider SDK (opencode, pi): the
+# shapes they accept, in the order they prefer them for a credential offering several.
+ANY_WIRE = ("google-generative-ai", "openai-chat", "anthropic", "openai-responses")
+# Their vendor policy (the reference's): a MiniMax credential drives them over
+# ``anthropic`` only, and an older binding that asked for ``openai-chat`` moves to it.
+MINIMAX_POLICY = {"minimax": {"wirePreference": ("anthropic",),
+                              "legacyRequestedWireFallbacks": {"openai-chat": "anthropic"}}}
 
 
 @record_class(frozen=True)
@@ -150,8 +158,6 @@ class Adapter:
     # -- checks ---------------------------------------------------------------------------------
     def check_effort(self, effort: str | None) -> str | None:
         """Refuse an effort this engine does not accept (None = omitted, always fine)."""
-        from openalice import models
-
         if effort is None:
             return None
         models.check_effort(effort)
@@ -173,7 +179,7 @@ class Adapter:
     # -- access ---------------------------------------------------------------------------------
     def resolve_access(self, credential: Mapping[str, Any]) -> Access:
         """Native, or a vault credential with its wire picked for this engine."""
-        from openalice import credentials
+        from openalice import credentials  # lazy: the vault, only when a binding resolves its access
         from openalice.credentials import wires
 
         source = (credential or {}).get("source", "native")
@@ -219,8 +225,6 @@ class Adapter:
 
     def model_for(self, binding: Mapping[str, Any], access: Access) -> str | None:
         """Explicit model; for a vault credential: else its last model, else the vendor default."""
-        from openalice import models
-
         model = binding.get("model") or None
         if model or not access.vault:
             return model
@@ -234,8 +238,6 @@ class Adapter:
         if model and model in access.model_overrides:
             override = {"model": model, **access.model_overrides[model]}
         if model and effort and effort != "none" and "reasoning" not in (override or {}):
-            from openalice import models
-
             if models.resolve(access.vendor, model, auth_type=access.auth_type) is None:
                 override = {"model": model, **(override or {}), "reasoning": True}
         return override

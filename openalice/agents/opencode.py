@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import json
 
+from openalice import models
 from openalice.core.errors import InvalidInput
 
-from .base import SESSION_KEY_VAR, Adapter, Capabilities
+from .base import ANY_WIRE, MINIMAX_POLICY, SESSION_KEY_VAR, Adapter, Capabilities
 
 __all__ = ["OpencodeAdapter", "PROVIDER_ID", "provider_config"]
 
@@ -26,8 +27,6 @@ _DEFAULT_OUTPUT = 32000  # opencode's own output cap for models it does not know
 
 def provider_config(access, model: str, override) -> dict:
     """The ``OPENCODE_CONFIG_CONTENT`` document for a vault credential (no secret inside)."""
-    from openalice import models
-
     base_url = access.base_url.rstrip("/")
     if access.wire == "anthropic":
         base_url += "/v1"  # the AI SDK's Anthropic base includes the version segment
@@ -51,11 +50,10 @@ class OpencodeAdapter(Adapter):
     capabilities = Capabilities(
         headless=True, interactive=True, resume=True,
         efforts=("none", "minimal", "low", "medium", "high", "xhigh", "max"),
-        wires=("google-generative-ai", "openai-chat", "anthropic", "openai-responses"),
+        wires=ANY_WIRE,
         stream="opencode-json", executable="opencode", prompt="stdin")
-    wire_preference = ("google-generative-ai", "openai-chat", "anthropic", "openai-responses")
-    vendor_policies = {"minimax": {"wirePreference": ("anthropic",),
-                                   "legacyRequestedWireFallbacks": {"openai-chat": "anthropic"}}}
+    wire_preference = ANY_WIRE
+    vendor_policies = MINIMAX_POLICY
 
     def _build(self, *, mode, fields, access, model, effort, prompt, native_session_id, workspace, base_env,
                run_dir):

@@ -17,10 +17,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from openalice import models
 from openalice.core import fs
 from openalice.core.errors import InvalidInput, UsageError
 
-from .base import SESSION_KEY_VAR, Adapter, Capabilities
+from .base import ANY_WIRE, MINIMAX_POLICY, SESSION_KEY_VAR, Adapter, Capabilities
 
 __all__ = ["PiAdapter", "PROVIDER_ID", "models_json", "native_session_dir"]
 
@@ -32,8 +33,6 @@ _THINKING = {"none": "off"}
 
 def models_json(access, model: str, override) -> dict:
     """pi's provider file for a vault credential (names the key variable, holds no key)."""
-    from openalice import models
-
     facts = models.effective(access.vendor, model, override, auth_type=access.auth_type)
     entry: dict = {"id": model}
     if "reasoning" in facts:
@@ -67,11 +66,10 @@ class PiAdapter(Adapter):
     capabilities = Capabilities(
         headless=True, interactive=True, resume=True,
         efforts=("none", "minimal", "low", "medium", "high", "xhigh"),
-        wires=("google-generative-ai", "openai-chat", "anthropic", "openai-responses"),
+        wires=ANY_WIRE,
         stream="pi-json", executable="pi", prompt="argv")
-    wire_preference = ("google-generative-ai", "openai-chat", "anthropic", "openai-responses")
-    vendor_policies = {"minimax": {"wirePreference": ("anthropic",),
-                                   "legacyRequestedWireFallbacks": {"openai-chat": "anthropic"}}}
+    wire_preference = ANY_WIRE
+    vendor_policies = MINIMAX_POLICY
 
     def _build(self, *, mode, fields, access, model, effort, prompt, native_session_id, workspace, base_env,
                run_dir):

@@ -28,22 +28,15 @@ def _builtin(name: str) -> Adapter:
     return getattr(importlib.import_module(module_name), cls_name)()
 
 
-def _catalog_module():
-    try:
-        from openalice.adapters import catalog
-    except ImportError:
-        return None
-    return catalog
-
-
 def _catalog_entry(name: str):
     """The harness-adapter catalog entry for ``name`` (None when absent)."""
-    catalog = _catalog_module()
-    return None if catalog is None else catalog.find(name)
+    from openalice.adapters import catalog  # lazy: a built-in name never reads the catalog
+
+    return catalog.find(name)
 
 
 def _wrapper_adapter(entry) -> Adapter:
-    from .wrapper import WrapperAdapter
+    from .wrapper import WrapperAdapter  # lazy: only a catalog engine needs it
 
     return WrapperAdapter(entry.id, entry.wrapper, models=tuple(entry.models), health=entry.health,
                           list_models=entry.listModels, stream=entry.stream, env_file=entry.envFile)
@@ -63,8 +56,7 @@ def get_adapter(name: str) -> Adapter:
             raise InvalidInput(f"cannot read the adapter catalog: {exc}", field="agent",
                                code="catalog_unreadable") from None
     if entry is None:
-        hint = ("built-in agents: " + ", ".join(BUILTIN)
-                + ("" if _catalog_module() is not None else "; the adapter catalog is not available"))
+        hint = "built-in agents: " + ", ".join(BUILTIN)
         raise NotFound(f"unknown agent {name!r}", field="agent", code="unknown_agent", details={"hint": hint})
     return _wrapper_adapter(entry)
 
@@ -78,13 +70,13 @@ def is_known(name: str) -> bool:
 
 
 def known_agents() -> list[dict]:
-    """Built-ins, plus catalog engines when the catalog is available."""
+    """Built-ins, plus the catalog's engines (a catalog that cannot be read adds none)."""
+    from openalice.adapters import catalog  # lazy: see _catalog_entry
+
     out = [_builtin(n).describe() for n in BUILTIN]
-    catalog = _catalog_module()
-    if catalog is not None:
-        try:
-            entries = catalog.load_catalog().entries
-        except AliceError:  # listing is informational; `harness-adapter validate` reports it
-            entries = ()
-        out.extend(_wrapper_adapter(e).describe() for e in entries if e.id not in BUILTIN)
+    try:
+        entries = catalog.load_catalog().entries
+    except AliceError:  # listing is informational; `harness-adapter validate` reports it
+        entries = ()
+    out.extend(_wrapper_adapter(e).describe() for e in entries if e.id not in BUILTIN)
     return out

@@ -22,6 +22,7 @@ __all__ = ["Context", "dispatch", "add_verb", "shared_options", "int_in_range", 
 def __getattr__(name: str):
     # lazy: argparse is imported only when the quick parser (._args) declines
     if name in ("ArgumentParser", "common_parent"):
+        # lazy: start-up imports only sys and os; the rest waits until it is needed
         from . import _parsers
 
         return getattr(_parsers, name)
@@ -49,6 +50,7 @@ class Context:
         return f"Context(prog={self.prog!r}, json={self.json!r})"
 
     def now(self) -> datetime:
+        # lazy: start-up imports only sys and os; the rest waits until it is needed
         from openalice.core import clock
 
         if self.now_override:
@@ -94,6 +96,7 @@ class Context:
 def shared_options(common: Any) -> Any:
     """A parent parser for options that several verbs share, built on
     ``common`` and of its kind (the quick parser's recorder, or argparse)."""
+    # lazy: start-up imports only sys and os; the rest waits until it is needed
     from . import _args
 
     if isinstance(common, _args.RecordingParser):
@@ -150,6 +153,7 @@ def dispatch(tool: Tool, args: list[str], *, json_mode: bool) -> int:
         raise UsageError(f"unknown command '{verb}'", code="unknown_command",
                          details={"hint": hint})
     module = importlib.import_module(module_name)
+    # lazy: start-up imports only sys and os; the rest waits until it is needed
     from . import _args
 
     ns = _args.parse(module.register, args)

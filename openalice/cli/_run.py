@@ -24,7 +24,36 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only (typing costs start-up time)
     from collections.abc import Callable
 
-__all__ = ["Tool", "run", "json_requested", "debug_enabled", "shim_refusal"]
+__all__ = ["Tool", "run", "json_requested", "debug_enabled", "shim_refusal", "EXIT_CODES",
+           "exit_codes_help"]
+
+#: What each exit code means (docs/conventions.md); every tool's --help ends with them.
+EXIT_CODES = {0: "ok", 1: "operational failure", 2: "usage or invalid input", 3: "unavailable or busy",
+              4: "forbidden"}
+
+
+def exit_codes_help(notes: dict | None = None, *, codes: tuple = (0, 1, 2, 3, 4), indent: int = 12,
+                    width: int = 78) -> str:
+    """The ``exit codes:`` line(s) of a tool's ``--help``: each code with its
+    meaning (``notes`` gives a tool's own wording for a code), wrapped at
+    ``width`` between words but never between a code and its first word."""
+    notes = notes or {}
+    tokens: list[str] = []
+    for position, code in enumerate(codes):
+        first, *rest = notes.get(code, EXIT_CODES[code]).split(" ")
+        words = [f"{code} {first}", *rest]
+        if position < len(codes) - 1:
+            words[-1] += ","
+        tokens += words
+    lines, line = [], "exit codes:"
+    for token in tokens:
+        if len(line) + 1 + len(token) <= width:
+            line += " " + token
+        else:
+            lines.append(line)
+            line = " " * indent + token
+    return "\n".join([*lines, line])
+
 
 
 class Tool:
@@ -81,6 +110,7 @@ def run(tool: Tool, argv: list[str] | None = None, *,
             code = fast(args, json_mode)
             if code is not None:
                 return code
+        # lazy: start-up imports only sys and os; the rest waits until it is needed
         from . import _dispatch
 
         return _dispatch.dispatch(tool, args, json_mode=json_mode)
@@ -95,6 +125,7 @@ def shim_refusal(name: str, args: list[str], json_mode: bool) -> int | None:
     shim_config = os.environ.pop("OPENALICE_SHIM_CONFIG", None)
     if shim_config is None:
         return None
+    # lazy: start-up imports only sys and os; the rest waits until it is needed
     from openalice.harness.gate import refuse
 
     return refuse(name, args, shim_config, json_mode=json_mode)
@@ -111,6 +142,7 @@ def fail(prog: str, exc: BaseException, *, json_mode: bool) -> int:
     if isinstance(exc, BrokenPipeError):
         _silence_stdout()  # the reader went away (e.g. `| head`): stay quiet like other tools
         return 1
+    # lazy: start-up imports only sys and os; the rest waits until it is needed
     from openalice.core import output
     from openalice.core.errors import AliceError, OperationalError
 

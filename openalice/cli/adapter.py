@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._run import Tool, run
+from ._run import Tool, exit_codes_help, run
 
 HELP = """\
 usage: harness-adapter [--version] [--help] COMMAND [ARGS] [--json]
@@ -37,8 +37,8 @@ examples:
   harness-adapter set-models claude claude-sonnet-4-5
   harness-adapter validate presets/pair.json
 
-exit codes: 0 ok, 2 usage or invalid input (unknown id, malformed catalog or
-state, failed validation), 3 unavailable (an adapter is down, no model list)
+""" + exit_codes_help({2: "usage or invalid input (unknown id, malformed catalog or state, failed validation)",
+                 3: "unavailable (an adapter is down, no model list)"}, codes=(0, 2, 3), indent=0) + """
 environment: HARNESS_HOME (default ~/.harness), HARNESS_CATALOG (catalog file)
 docs: docs/harness-adapter.md, docs/WRAPPER-CONTRACT.md
 """

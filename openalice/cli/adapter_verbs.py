@@ -1,4 +1,6 @@
-"""The ``harness-adapter`` verbs: parse, call :mod:`openalice.adapters`, print."""
+"""The ``harness-adapter`` verbs: parse, call :mod:`openalice.adapters`, print.
+
+Handlers import their domain modules themselves (lazy: only the verb that runs loads them)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._run import Tool, run
+from ._run import Tool, exit_codes_help, run
 
 HELP = """\
 usage: alice [--version] [--help] COMMAND [ARGS] [--json]
@@ -41,8 +41,7 @@ examples:
   alice issue board
   alice serve --open
 
-exit codes: 0 ok, 1 operational failure, 2 usage or invalid input,
-            3 unavailable or busy, 4 forbidden
+""" + exit_codes_help() + """
 environment: OPENALICE_HOME (state, default ~/.openalice), ALICE_NOW (frozen
              clock, ISO 8601), NO_COLOR, OPENALICE_DEBUG (tracebacks)
 """

@@ -81,6 +81,7 @@ def _human_record(rec: dict) -> str:
 
 
 def cmd_add(args: argparse.Namespace, ctx: Context) -> int:
+    # lazy: a verb's domain modules load only when that verb runs
     from openalice import credentials, workspaces
     from openalice.core import secrets
 
@@ -96,11 +97,13 @@ def cmd_add(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
+    # lazy: a verb's domain modules load only when that verb runs
     from openalice import credentials
 
     items = [credentials.public_view(rec) for rec in credentials.list_records()]
 
     def human(d: dict) -> str:
+        # lazy: a verb's domain modules load only when that verb runs
         from openalice.core.output import table
 
         if not d["credentials"]:
@@ -112,6 +115,7 @@ def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_remove(args: argparse.Namespace, ctx: Context) -> int:
+    # lazy: a verb's domain modules load only when that verb runs
     from openalice import credentials, workspaces
 
     workspaces.authorize_write(workspaces.Caller.of_process(), None, scope="vault")
@@ -122,6 +126,7 @@ def cmd_remove(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_override(args: argparse.Namespace, ctx: Context) -> int:
+    # lazy: a verb's domain modules load only when that verb runs
     from openalice import credentials, workspaces
 
     workspaces.authorize_write(workspaces.Caller.of_process(), None, scope="vault")

@@ -30,6 +30,7 @@ _MARKS = {"ok": "ok", "info": "--", "attention": "!!"}
 
 
 def cmd_doctor(args: argparse.Namespace, ctx: Context) -> int:
+    # lazy: a verb's domain modules load only when that verb runs
     from openalice import doctor
 
     report = doctor.run_checks(version_timeout=args.timeout, now=ctx.now())

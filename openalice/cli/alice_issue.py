@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 
 from openalice.core.output import printable  # titles and prompts may hold escape sequences
 
@@ -314,29 +313,11 @@ def cmd_comment(args: argparse.Namespace, ctx: Context) -> int:
 # Helpers
 
 def _read_body(args) -> str | None:
-    from openalice.core.errors import InvalidInput
     from openalice.issues.declaration import MAX_BYTES
 
-    if getattr(args, "body", None) is not None:
-        return args.body
-    source = getattr(args, "body_file", None)
-    if source is None:
-        return None
-    if source == "-":
-        data = sys.stdin.buffer.read(MAX_BYTES + 1)
-        where = "<stdin>"
-        if len(data) > MAX_BYTES:
-            raise InvalidInput(f"body is larger than {MAX_BYTES} bytes", file=where,
-                               field="body", code="too_large")
-    else:
-        from openalice.core import fs
-        data = fs.read_bytes(source, max_bytes=MAX_BYTES, follow_symlinks=True)
-        where = source
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InvalidInput(f"body is not UTF-8 text (byte {exc.start})", file=where,
-                           field="body", code="not_utf8") from None
+    from ._body import read_body
+
+    return read_body(args, max_bytes=MAX_BYTES)
 
 
 # --------------------------------------------------------------------------

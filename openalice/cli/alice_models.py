@@ -37,6 +37,7 @@ def register(sub, common) -> None:
 
 
 def _entry(sem) -> dict:
+    # lazy: a verb's domain modules load only when that verb runs
     from openalice import models
 
     out = sem.to_dict()
@@ -45,6 +46,7 @@ def _entry(sem) -> dict:
 
 
 def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
+    # lazy: a verb's domain modules load only when that verb runs
     from openalice import credentials, models
     from openalice.core.errors import AliceError
     from openalice.core.output import table
@@ -78,6 +80,7 @@ def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
+    # lazy: a verb's domain modules load only when that verb runs
     from openalice import models
 
     vendors = [args.vendor] if args.vendor else models.vendors()
@@ -107,6 +110,7 @@ def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
 def cmd_refresh(args: argparse.Namespace, ctx: Context) -> int:
     from functools import partial
 
+    # lazy: a verb's domain modules load only when that verb runs
     from openalice.credentials import catalog
 
     result = catalog.refresh(args.credential, now=ctx.now(), force=args.force,

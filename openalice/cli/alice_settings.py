@@ -61,6 +61,7 @@ def register(sub, common) -> None:
 
 
 def _describe(ws, result) -> dict:
+    # lazy: a verb's domain modules load only when that verb runs
     from openalice import preferences
 
     data = {"workspace": ws.id, "file": str(preferences.settings_path(ws)), "status": result.status,
@@ -90,6 +91,7 @@ def _human(d: dict) -> str:
 
 
 def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
+    # lazy: a verb's domain modules load only when that verb runs
     from openalice import preferences, workspaces
 
     ws = workspaces.resolve(args.workspace)
@@ -99,7 +101,8 @@ def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_set(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import agents, credentials, preferences, workspaces
+    # lazy: a verb's domain modules load only when that verb runs
+    from openalice import preferences, workspaces
     from openalice.core.errors import UsageError
 
     ws = workspaces.resolve(args.workspace)
@@ -109,25 +112,13 @@ def cmd_set(args: argparse.Namespace, ctx: Context) -> int:
     if not args.agent and (args.credential or args.native_credential or args.model or args.effort
                            or args.wire or args.default):
         raise UsageError("--credential, --model, --effort, --wire and --default need --agent", code="usage")
+    if args.wire and not args.credential:
+        raise UsageError("--wire needs --credential", code="usage")
     if args.default_agent:
-        adapter = agents.get_adapter(args.default_agent)
-        adapter.check_mode(args.surface)
         preferences.set_default_agent(ws, surface=args.surface, agent=args.default_agent)
     if args.agent:
-        adapter = agents.get_adapter(args.agent)
-        adapter.check_mode(args.surface)
-        adapter.check_effort(args.effort)
-        if args.credential:
-            credentials.get(args.credential)
-            cred = {"source": "vault", "credentialSlug": args.credential}
-            if args.wire:
-                from openalice.credentials import wires
-
-                cred["wireShape"] = wires.check_shape(args.wire)
-        else:
-            if args.wire:
-                raise UsageError("--wire needs --credential", code="usage")
-            cred = {"source": "native"}
+        cred = ({"source": "vault", "credentialSlug": args.credential, "wireShape": args.wire}
+                if args.credential else {"source": "native"})
         pref = preferences.pref_from_binding(cred, args.model, args.effort)
         preferences.set_preference(ws, surface=args.surface, agent=args.agent, pref=pref,
                                    make_default=args.default)
@@ -136,6 +127,7 @@ def cmd_set(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_unset(args: argparse.Namespace, ctx: Context) -> int:
+    # lazy: a verb's domain modules load only when that verb runs
     from openalice import preferences, workspaces
     from openalice.core.errors import UsageError
 

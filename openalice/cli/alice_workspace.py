@@ -63,6 +63,7 @@ def _describe(ws) -> dict:
 
 
 def cmd_init(args: argparse.Namespace, ctx: Context) -> int:
+    # lazy: a verb's domain modules load only when that verb runs
     from openalice import workspaces
 
     notes: list[str] = []
@@ -103,6 +104,7 @@ def cmd_init(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
+    # lazy: a verb's domain modules load only when that verb runs
     from openalice import workspaces
     from openalice.core.output import table
 
@@ -120,6 +122,7 @@ def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
+    # lazy: a verb's domain modules load only when that verb runs
     from openalice import workspaces
 
     ws = workspaces.resolve(args.workspace)
@@ -131,6 +134,7 @@ def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_remove(args: argparse.Namespace, ctx: Context) -> int:
+    # lazy: a verb's domain modules load only when that verb runs
     from openalice import workspaces
 
     ws = workspaces.remove(args.workspace)

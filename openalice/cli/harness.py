@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._run import Tool, run
+from ._run import Tool, exit_codes_help, run
 
 HELP = """\
 usage: alice-harness [--version] [--help] COMMAND [ARGS] [--json]
@@ -43,9 +43,8 @@ examples:
   alice-harness studio start --workspace notes && alice-harness proxy --port 8780
   alice-harness source preview --to v2.0 && alice-harness source apply --digest 9c1e...
 
-exit codes: 0 ok, 1 operational failure, 2 usage or invalid input (also a
-            stale plan or an unresolved conflict), 3 unavailable or busy
-            (lease held, live run; status: needs attention), 4 forbidden
+""" + exit_codes_help({2: "usage or invalid input (also a stale plan or an unresolved conflict)",
+                 3: "unavailable or busy (lease held, live run; status: needs attention)"}) + """
 environment: OPENALICE_HOME, ALICE_HARNESS_BUNDLE, ALICE_NOW, NO_COLOR
 """
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._run import Tool, run
+from ._run import Tool, exit_codes_help, run
 
 HELP = """\
 usage: alice-inbox [--version] [--help] COMMAND [ARGS] [--json]
@@ -33,8 +33,7 @@ examples:
   alice-inbox show inbox-1764493200000-0000000a
   alice-inbox mark-all-read
 
-exit codes: 0 ok, 1 operational failure, 2 usage or invalid input,
-            3 unavailable or busy, 4 forbidden
+""" + exit_codes_help() + """
 environment: OPENALICE_HOME (state, default ~/.openalice), ALICE_NOW (frozen clock),
              ALICE_RUN_ID/ALICE_RESUME_ID/ALICE_WORKSPACE_ID (set by the runner)
 """

@@ -141,26 +141,14 @@ def _workspace_id(spec: str | None) -> str | None:
 
 
 def _read_body(args: argparse.Namespace) -> str:
-    from openalice.core import fs
-    from openalice.core.errors import InvalidInput
     from openalice.inbox import MAX_BODY_BYTES
 
+    from ._body import read_body
+
+    text = read_body(args, max_bytes=MAX_BODY_BYTES)
     if args.body is not None:
-        return args.body
-    if args.body_file == "-":
-        data = sys.stdin.buffer.read(MAX_BODY_BYTES + 1)
-        where = "stdin"
-    else:
-        data = fs.read_bytes(args.body_file, max_bytes=MAX_BODY_BYTES, follow_symlinks=True)
-        where = args.body_file
-    if len(data) > MAX_BODY_BYTES:
-        raise InvalidInput(f"the body exceeds {MAX_BODY_BYTES} bytes", file=where,
-                           code="too_large")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InvalidInput(f"the body is not UTF-8 (byte {exc.start})", file=where,
-                           code="not_utf8") from None
+        return text
+    # a file's one final newline ends the file, not the report
     if text.endswith("\r\n"):
         return text[:-2]
     return text[:-1] if text.endswith("\n") else text

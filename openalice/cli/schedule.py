@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._run import Tool, run
+from ._run import Tool, exit_codes_help, run
 
 HELP = """\
 usage: alice-schedule [--version] [--help] COMMAND [ARGS] [--json]
@@ -31,8 +31,7 @@ examples:
   alice-schedule runs --issue notes/daily-report --limit 5
   alice-schedule install-timer --systemd --write
 
-exit codes: 0 ok, 1 operational failure, 2 usage or invalid input,
-            3 unavailable or busy, 4 forbidden
+""" + exit_codes_help() + """
 environment: OPENALICE_HOME (state, default ~/.openalice), ALICE_NOW (frozen
              clock, ISO 8601), NO_COLOR, OPENALICE_DEBUG (tracebacks)
 """
@@ -57,6 +56,7 @@ def _fast(args: list[str], json_mode: bool) -> int | None:
     if args[0] != "scan":
         return None
     # The timer runs this every minute: plain flags skip argparse entirely.
+    # lazy: the scan and its nothing-due fast path load only for `scan`
     from .schedule_scan import fast_scan
 
     return fast_scan(args[1:])

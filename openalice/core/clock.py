@@ -8,12 +8,14 @@ an argument.  Instants are written as UTC with a ``Z`` suffix.
 from __future__ import annotations
 
 import os
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 from .errors import InvalidInput
 
-__all__ = ["EARLIEST_CLOCK", "LATEST_CLOCK", "now", "parse_instant", "parse_clock", "to_iso",
-           "to_ms", "from_ms"]
+__all__ = ["EARLIEST_CLOCK", "LATEST_CLOCK", "now", "parse_instant", "instant_or_none", "parse_clock",
+           "to_iso", "to_ms", "from_ms", "floor_ms"]
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 #: The range a clock (``--now``, ``ALICE_NOW``) may be set to.  Schedules add up to
 #: ten years (``every``) or search years ahead (cron) from the clock, and
@@ -40,6 +42,17 @@ def parse_instant(text: str, *, field: str | None = None, file: object = None) -
     except OverflowError:
         raise InvalidInput(f"instant out of range: {text!r}", field=field, file=file,
                            code="bad_instant") from None
+
+
+def instant_or_none(text: object) -> datetime | None:
+    """:func:`parse_instant` for data that may hold anything (a cursor, a
+    cache): the instant, or None where it would refuse the text."""
+    if not isinstance(text, str):
+        return None
+    try:
+        return parse_instant(text)
+    except InvalidInput:
+        return None
 
 
 def parse_clock(text: str, *, field: str) -> datetime:
@@ -72,8 +85,18 @@ def to_iso(value: datetime) -> str:
 
 
 def to_ms(value: datetime) -> int:
-    return int(value.timestamp() * 1000)
+    """Epoch milliseconds of an aware instant, exactly: integer arithmetic,
+    sub-millisecond part dropped (a float timestamp would drift over many
+    slots and round some instants to the neighbouring millisecond)."""
+    delta = value - _EPOCH
+    return (delta.days * 86400 + delta.seconds) * 1000 + delta.microseconds // 1000
 
 
 def from_ms(ms: int) -> datetime:
-    return datetime.fromtimestamp(ms / 1000, timezone.utc)
+    """The aware UTC instant of epoch milliseconds ``ms`` (exact)."""
+    return _EPOCH + timedelta(milliseconds=ms)
+
+
+def floor_ms(value: datetime) -> datetime:
+    """``value`` without its sub-millisecond part (instants are kept to the millisecond)."""
+    return value.replace(microsecond=value.microsecond - value.microsecond % 1000)

@@ -22,6 +22,9 @@ from pathlib import Path
 from openalice.core import clock, fs, paths
 from openalice.core.errors import InvalidInput
 
+from . import vault, wires
+from .vault import check_slug, get
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only (typing costs start-up time)
     from typing import Any
@@ -38,14 +41,10 @@ Fetcher = Callable[[str, str, str], list]
 
 
 def cache_path(slug: str) -> Path:
-    from .vault import check_slug
-
     return paths.data_dir() / "model-catalog" / "providers" / f"{check_slug(slug)}.json"
 
 
 def _identity(rec: dict) -> dict:
-    from . import wires
-
     available = wires.available_wires(rec["vendor"], rec["wires"])
     shape = next(iter(available), None)
     return {"slug": rec["slug"], "vendor": rec["vendor"], "authType": rec["authType"], "wire": shape,
@@ -75,8 +74,6 @@ def _fresh(doc: dict, now: datetime) -> bool:
 
 def cached_models(slug: str, *, now: datetime) -> dict:
     """What the cache knows right now (no network): ``{models, fetchedAt, fresh}``."""
-    from .vault import get
-
     rec = get(slug)
     doc = read_cache(slug)
     if doc is None or doc.get("identity") != _identity(rec):
@@ -119,8 +116,6 @@ def refresh(slug: str, *, now: datetime, fetcher: Fetcher | None = None, force: 
     Returns ``{status: fresh|refreshed|failed|backoff, models, fetchedAt, error?}``.
     A failure keeps the previous list.  The secret goes to the fetcher only.
     """
-    from . import vault
-
     rec = vault.get(slug)
     identity = _identity(rec)
     path = cache_path(slug)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from urllib.parse import urlsplit
 
+from openalice import models
 from openalice.core.errors import InvalidInput
 
 __all__ = [
@@ -52,8 +53,6 @@ def check_shape(shape: str, *, field: str = "wire") -> str:
 
 def default_wires(vendor: str) -> dict[str, str]:
     """Every official endpoint the vendor offers."""
-    from openalice import models
-
     return {shape: OFFICIAL for shape in models.vendor_info(vendor).get("endpoints", {})}
 
 
@@ -63,8 +62,6 @@ def parse_wire_specs(vendor: str, base_url: str | None, specs: Sequence[str] = (
     No flags: the vendor's official endpoints.  ``--base-url`` alone: the
     vendor's first shape at that URL (a custom vendor must name ``--wire``).
     """
-    from openalice import models
-
     info = models.vendor_info(vendor)
     base = None if base_url is None else check_base_url(base_url)
     wires: dict[str, str] = {}
@@ -98,7 +95,6 @@ def endpoint_for(vendor: str, shape: str, value: str) -> str | None:
     """The concrete base URL of one wire, or None if '' has no official endpoint."""
     if value:
         return value
-    from openalice import models
 
     try:
         return models.vendor_info(vendor).get("endpoints", {}).get(shape)

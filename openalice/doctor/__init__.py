@@ -10,13 +10,19 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 
+from openalice import agents, credentials, harness, preferences, sessions, workspaces
+from openalice.core import clock, paths
+from openalice.core.errors import AliceError
 from openalice.core.records import field, record_class
+from openalice.schedule import fastpath, timers
+from openalice.schedule.health import health_report
 
 __all__ = ["Finding", "Report", "run_checks", "PINNED_VERSIONS"]
 
@@ -78,8 +84,6 @@ def _check_private(report: Report, check: str, path: Path, want: int, what: str)
 
 
 def _check_homes(report: Report) -> None:
-    from openalice.core import paths
-
     for name, path in (("OPENALICE_HOME", paths.openalice_home()), ("HARNESS_HOME", paths.harness_home())):
         if not path.exists():
             report.add("homes", "info", f"{name} {path} does not exist yet (created on first use)", name)
@@ -93,9 +97,6 @@ def _check_homes(report: Report) -> None:
 
 
 def _check_vault(report: Report) -> None:
-    from openalice import credentials
-    from openalice.core.errors import AliceError
-
     vault = credentials.vault_dir()
     if not vault.exists():
         report.add("credentials", "info", "no credentials (agents use their native login)")
@@ -138,10 +139,6 @@ def _version(path: str, timeout: float) -> tuple[str | None, str | None]:
 
 
 def _check_agents(report: Report, env: Mapping[str, str], timeout: float) -> dict[str, bool]:
-    import re
-
-    from openalice import agents
-
     present: dict[str, bool] = {}
     search = env.get("PATH", os.defpath)
     for name in agents.builtin_names():
@@ -170,9 +167,6 @@ def _check_agents(report: Report, env: Mapping[str, str], timeout: float) -> dic
 
 
 def _check_workspaces(report: Report, agent_present: Mapping[str, bool]) -> None:
-    from openalice import agents, preferences, sessions, workspaces
-    from openalice.core.errors import AliceError
-
     try:
         registered = workspaces.list_workspaces()
     except AliceError as err:
@@ -203,8 +197,6 @@ def _check_workspaces(report: Report, agent_present: Mapping[str, bool]) -> None
 
 
 def _check_adapters(report: Report, env: Mapping[str, str], timeout: float) -> None:
-    from openalice import agents
-
     tool = agents.shims_dir() / "harness-adapter"
     if not tool.exists():
         report.add("adapters", "info", "adapter catalog: not available (no harness-adapter tool)")
@@ -254,9 +246,6 @@ def _check_schedule(report: Report, now) -> int:
     failed, interrupted and blocked issues need attention; an issue whose run
     cannot start here (agent not installed, credential missing, ...) is a
     ``runtime`` finding.  Returns how many live scheduled issues there are."""
-    from openalice.core.errors import AliceError
-    from openalice.schedule.health import health_report
-
     try:
         data = health_report(now=now)
     except AliceError as err:
@@ -305,15 +294,13 @@ def _check_timers(report: Report, env: Mapping[str, str], now, live_scheduled: i
     heartbeat every time it runs; older than two timer periods means the
     timer is not firing (cron daemon stopped, the line cannot run, the unit
     not enabled...)."""
-    from openalice.schedule import fastpath, timers
-
     try:
         found = timers.installed(env)
     except Exception as exc:  # noqa: BLE001 - a timer tool that misbehaves is a finding, not a crash
         report.add("timers", "attention", f"cannot list installed timers: {exc}")
         found = []
     beat_ms = fastpath.read_heartbeat()
-    now_ms = fastpath.epoch_ms(now)
+    now_ms = clock.to_ms(now)
     limit_ms = 2 * timers.PERIOD_SECONDS * 1000
     fresh = beat_ms is not None and now_ms - beat_ms <= limit_ms
     where = ", ".join(f"{t['kind']} ({t['where']})" for t in found)
@@ -345,9 +332,6 @@ def _check_timers(report: Report, env: Mapping[str, str], now, live_scheduled: i
 def _check_harness(report: Report, now) -> None:
     """Stale or drifted harness files, broken shims, a malformed harness config
     (per workspace; read-only: an interrupted upgrade is reported, not recovered)."""
-    from openalice import harness, workspaces
-    from openalice.core.errors import AliceError
-
     try:
         registered = workspaces.list_workspaces()
     except AliceError:
@@ -370,8 +354,6 @@ def run_checks(*, env: Mapping[str, str] | None = None, version_timeout: float =
     heartbeat and schedule health are judged at (default: the clock)."""
     env = os.environ if env is None else env
     if now is None:
-        from openalice.core import clock
-
         now = clock.now()
     report = Report()
     _check_homes(report)

@@ -215,10 +215,8 @@ def _blockers(ws, root: Path, scope: Scope, live: int) -> list[dict]:
 
 
 def _live_runs(ws) -> int:
-    try:
-        from openalice.runs import admission
-    except ImportError:
-        return 0
+    from openalice.runs import admission  # lazy: only an apply asks
+
     return len(admission.live_runs(ws.id))
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from openalice.core.errors import InvalidInput
 from openalice.core.records import field, record_class
 from openalice.core.zones import resolve_zone
+from openalice.models.ladder import ISSUE_EFFORTS as EFFORTS  # the ladder up to max (see there)
 
 __all__ = [
     "STATUSES", "TERMINAL_STATUSES", "PRIORITIES", "PRIORITY_RANK", "ASSIGNEE_POLICIES",
@@ -36,7 +37,6 @@ TERMINAL_STATUSES = frozenset({"done", "canceled"})
 PRIORITIES = ("urgent", "high", "medium", "low", "none")
 PRIORITY_RANK = {name: rank for rank, name in enumerate(PRIORITIES)}
 ASSIGNEE_POLICIES = ("@new-each-run", "@new-then-resume", "@human", "@unassigned")
-EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
 TIMEOUTS = {"15m": 900, "30m": 1800, "45m": 2700, "60m": 3600}
 # A session assignee owns these: its binding was frozen when it was born.
 RUNTIME_FIELDS = ("agent", "credential", "credentialSource", "model", "effort")

@@ -30,14 +30,22 @@ from .declaration import (MAX_BYTES, FieldError, Issue, InvalidIssue, declare, i
                           is_valid_id)
 
 __all__ = [
-    "LEGACY_FILE_MESSAGE", "IssueSet", "issues_dir", "issue_path", "find_issue_file",
-    "read_issues", "read_issue_file", "read_document", "read_frontmatter", "load_issue",
+    "LEGACY_FILE_MESSAGE", "legacy_issue_file", "IssueSet", "issues_dir", "issue_path", "find_issue_file",
+    "read_issues", "read_issue_file", "read_frontmatter", "load_issue",
     "issues_root",
 ]
 
 LEGACY_FILE_MESSAGE = ("`.alice/issue.json` is retired: split each issue into its own "
                        "`.alice/issues/<id>.md` file (Markdown with a YAML frontmatter block; "
                        "see docs/issues.md)")
+
+
+def legacy_issue_file(root: os.PathLike | str) -> Path | None:
+    """The retired one-file ``.alice/issue.json`` of a workspace when it is
+    there (a dangling symlink counts: something sits at that name), else None."""
+    legacy = Path(root) / ".alice" / "issue.json"
+    return legacy if os.path.lexists(legacy) else None
+
 
 _ESCAPE_MESSAGE = "`.alice/issues` leads outside the workspace (a symlink)"
 
@@ -135,7 +143,7 @@ def read_issues(ws) -> IssueSet:
         if not os.path.isdir(root):
             return IssueSet("invalid", error=f"workspace directory is missing: {root}",
                             reason="missing", directory=directory)
-        if os.path.lexists(root / ".alice" / "issue.json"):
+        if legacy_issue_file(root) is not None:
             return IssueSet("invalid", error=LEGACY_FILE_MESSAGE, reason="legacy_issue_json",
                             directory=directory)
         return IssueSet("absent", directory=directory)
@@ -203,20 +211,6 @@ def read_issue_file(path: Path, issue_id: str, *, workspace_id: str | None = Non
     if problems or errors:
         return InvalidIssue(issue_id, path, errors + problems)
     return issue
-
-
-def read_document(path: Path, where: Root | None = None) -> "frontmatter.Document":
-    """The parsed file for a writer: InvalidInput naming the file if it cannot
-    be read or parsed, NotFound if it is gone."""
-    data = _read_bytes(path, where)
-    if data is None:
-        raise NotFound("no such issue file", file=path, code="unknown_issue")
-    if isinstance(data, FieldError):
-        raise InvalidInput(data.reason, file=path, field=data.field, code="invalid_issue")
-    doc = _parse(data)
-    if isinstance(doc, FieldError):
-        raise InvalidInput(doc.reason, file=path, field=doc.field, code="invalid_issue")
-    return doc
 
 
 def read_frontmatter(path: Path, where: Root | None = None) -> dict | None:

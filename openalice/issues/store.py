@@ -26,7 +26,8 @@ from openalice.core.records import replace
 from .declaration import (DEFAULT_CRON_TIMEZONE, KNOWN_FIELDS, MAX_BYTES, RESUME_ASSIGNEE_RE,
                           RUNTIME_FIELDS, FieldError, Issue, alias_problem, declare, id_problem,
                           slug_of)
-from .reader import LEGACY_FILE_MESSAGE, _read_bytes, _root, find_issue_file, issues_root
+from .reader import (LEGACY_FILE_MESSAGE, _read_bytes, _root, find_issue_file, issues_root,
+                     legacy_issue_file)
 from .reader import issues_dir as _issues_dir
 from .schedule import data_when_problem
 
@@ -385,8 +386,8 @@ def _writable_dir(ws) -> Path:
     if not os.path.isdir(root):
         raise NotFound(f"workspace directory is missing: {root}", file=root,
                        code="workspace_missing")
-    legacy = root / ".alice" / "issue.json"
-    if os.path.lexists(legacy):
+    legacy = legacy_issue_file(root)
+    if legacy is not None:
         raise InvalidInput(LEGACY_FILE_MESSAGE, file=legacy, code="legacy_issue_json")
     fs.ensure_dir(directory, 0o755, root=root)
     return directory

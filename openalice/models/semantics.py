@@ -14,20 +14,18 @@ from collections.abc import Mapping
 from openalice.core.errors import InvalidInput, NotFound
 from openalice.core.records import record_class
 
+from .ladder import EFFORTS, MODES
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only (typing costs start-up time)
     from typing import Any
 
 __all__ = [
-    "EFFORTS", "MODES", "WIRE_SHAPES", "Reasoning", "ModelSemantics", "table", "vendors",
+    "EFFORTS", "MODES", "Reasoning", "ModelSemantics", "table", "vendors",
     "vendor_info", "default_model", "resolve", "list_models", "supports_reasoning", "describe",
     "merge", "effective", "check_effort", "context_label",
 ]
 
-# The ordered effort ladder; ``ultra`` exists only in Codex-subscription variants.
-EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max", "ultra")
-MODES = ("none", "optional", "adaptive", "required")
-WIRE_SHAPES = ("anthropic", "google-generative-ai", "openai-chat", "openai-responses")
 _TABLE_FILE = "model-semantics.json"
 
 
@@ -90,7 +88,7 @@ def table() -> dict:
     """The shipped table (loaded once per process)."""
     doc = _cache.get("table")
     if doc is None:
-        from openalice.core import resources
+        from openalice.core import resources  # lazy: importlib.resources, once per process
 
         doc = resources.load_json("default", _TABLE_FILE)
         if not isinstance(doc, dict) or doc.get("version") != 1 or not isinstance(doc.get("vendors"), dict):

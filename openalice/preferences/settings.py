@@ -10,6 +10,7 @@ from pathlib import Path
 from openalice.core import fs, secrets
 from openalice.core.errors import AliceError, InvalidInput
 from openalice.core.records import record_class
+from openalice.models.ladder import EFFORTS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only (typing costs start-up time)
@@ -75,9 +76,6 @@ def _check_keys(obj: Any, allowed: set[str], where: str, file: object) -> dict:
 
 
 def _check_pref(pref: Any, where: str, file: object) -> None:
-    from openalice import models
-    from openalice.credentials import wires
-
     if not isinstance(pref, dict):
         raise InvalidInput("must be an object", file=file, field=where, code="bad_settings")
     mode = pref.get("accessMode")
@@ -95,6 +93,8 @@ def _check_pref(pref: Any, where: str, file: object) -> None:
                                    code="bad_settings")
             _refuse_key(key, where, file)
     if mode == "vault":
+        from openalice.credentials import wires  # lazy: the vault package, for vault preferences only
+
         slug = pref.get("credentialSlug")
         if not isinstance(slug, str) or not _SLUG_RE.match(slug):
             raise InvalidInput("credentialSlug must be a credential slug (<=128 of a-z, 0-9, '-')",
@@ -108,8 +108,8 @@ def _check_pref(pref: Any, where: str, file: object) -> None:
                 or model.strip().startswith("-") or any(ord(c) < 32 for c in model)):
             raise InvalidInput("model must be 1-512 printable characters, not starting with '-'", file=file,
                                field=f"{where}/model", code="bad_settings")
-    if "reasoningEffort" in pref and pref["reasoningEffort"] not in models.EFFORTS:
-        raise InvalidInput(f"reasoningEffort must be one of {', '.join(models.EFFORTS)}", file=file,
+    if "reasoningEffort" in pref and pref["reasoningEffort"] not in EFFORTS:
+        raise InvalidInput(f"reasoningEffort must be one of {', '.join(EFFORTS)}", file=file,
                            field=f"{where}/reasoningEffort", code="bad_settings")
 
 
@@ -204,15 +204,37 @@ def pref_from_binding(credential: Mapping[str, Any], model: str | None = None,
         pref = {"accessMode": "native"}
     if model:
         pref["model"] = model
-    if effort:
+    if effort is not None:  # an empty effort is kept, so the check refuses it rather than drops it
         pref["reasoningEffort"] = effort
     return pref
 
 
+def _runnable_adapter(agent: str, surface: str):
+    """The adapter of ``agent`` when it exists and runs on ``surface``; else the refusal."""
+    from openalice import agents  # lazy: only writes check the agent; `settings show` is a read verb
+
+    adapter = agents.get_adapter(agent)
+    adapter.check_mode(surface)
+    return adapter
+
+
 def set_preference(ws, *, surface: str, agent: str, pref: Mapping[str, Any],
                    make_default: bool = False) -> dict:
-    """Fix the preference of ``agent`` on ``surface`` (replaces it whole)."""
+    """Fix the preference of ``agent`` on ``surface`` (replaces it whole).
+
+    Refused (nothing written) unless the agent exists and runs on the
+    surface, accepts the effort, and a vault credential exists and names a
+    known wire shape: a preference that could never seed a session is not kept."""
+    from openalice import credentials  # lazy: only writes check the credential (not read verbs)
+    from openalice.credentials import wires
+
     _surface(surface)
+    adapter = _runnable_adapter(agent, surface)
+    adapter.check_effort(pref.get("reasoningEffort"))
+    if pref.get("accessMode") == "vault":
+        credentials.get(pref.get("credentialSlug"))
+        if pref.get("wireShape") is not None:
+            wires.check_shape(pref["wireShape"])
     validate_agent_name(agent)
 
     def apply(data: dict) -> None:
@@ -225,7 +247,9 @@ def set_preference(ws, *, surface: str, agent: str, pref: Mapping[str, Any],
 
 
 def set_default_agent(ws, *, surface: str, agent: str) -> dict:
+    """Make ``agent`` the surface's default; refused unless it exists and runs there."""
     _surface(surface)
+    _runnable_adapter(agent, surface)
     validate_agent_name(agent)
     return update(ws, lambda d: d.setdefault("runtime", {}).setdefault(surface, {}).__setitem__(
         "defaultAgent", agent))

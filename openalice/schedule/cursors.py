@@ -28,7 +28,7 @@ from openalice.core import clock, fs, paths
 from openalice.core.errors import InvalidInput
 from openalice.runs.tasks import safe_name
 
-__all__ = ["CURSOR_VERSION", "cursors_dir", "cursor_path", "read_cursor", "write_cursor",
+__all__ = ["CURSOR_VERSION", "cursors_dir", "cursor_path", "read_cursor",
            "remove_cursor", "cursor_issue_ids", "fired", "skipped", "first_seen", "repaired"]
 
 CURSOR_VERSION = 1
@@ -95,11 +95,6 @@ def read_cursor(workspace_id: str, issue_id: str) -> dict | None:
     except InvalidInput as exc:  # keep the file it names (a directory in the way, say)
         raise InvalidInput(exc.message, file=exc.file or path, code="bad_cursor") from None
     return None if data is None else _check(data, path)
-
-
-def write_cursor(cursor: dict) -> None:
-    path = cursor_path(cursor["workspaceId"], cursor["issueId"])
-    fs.atomic_write_json(path, cursor)
 
 
 def remove_cursor(workspace_id: str, issue_id: str) -> bool:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
+from openalice.core import clock
 from openalice.core.errors import InvalidInput
 from openalice.core.cron import CronExpr, can_ever_fire, fires_between, next_fire_after
 from openalice.core.zones import resolve_zone
@@ -95,17 +96,7 @@ class Decision:
                 f"overflow={self.overflow}, next_due={self.next_due}, problem={self.problem!r})")
 
 
-def parse_iso(text: object) -> datetime | None:
-    """An ISO instant (with offset) as aware UTC, or None."""
-    if not isinstance(text, str):
-        return None
-    try:
-        value = datetime.fromisoformat(text.strip())
-    except ValueError:
-        return None
-    if value.tzinfo is None or value.utcoffset() is None:
-        return None
-    return value.astimezone(_UTC)
+parse_iso = clock.instant_or_none  # an ISO instant (with offset) as aware UTC, or None
 
 
 def parse_schedule(when: Any) -> Schedule | None:
@@ -170,14 +161,8 @@ def cron_base(cursor: dict | None, now: datetime) -> datetime:
     return now - FIRST_SIGHT_LOOKBACK
 
 
-def _to_ms(value: datetime) -> int:
-    # Exact integer arithmetic: float timestamps would drift over many slots.
-    delta = value - datetime(1970, 1, 1, tzinfo=_UTC)
-    return (delta.days * 86400 + delta.seconds) * 1000 + delta.microseconds // 1000
-
-
-def _from_ms(ms: int) -> datetime:
-    return datetime(1970, 1, 1, tzinfo=_UTC) + timedelta(milliseconds=ms)
+_to_ms = clock.to_ms  # exact integer milliseconds: float timestamps would drift over many slots
+_from_ms = clock.from_ms
 
 
 def _clock_backwards(cursor: dict | None, now: datetime) -> bool:

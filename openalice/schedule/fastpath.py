@@ -8,10 +8,11 @@ cache recorded, and no cached issue is due, the report is built from the
 cache and nothing else is read or imported.  Otherwise it returns None and
 the full scanner (:mod:`.scan`) runs, holding the lock this module took.
 
-It imports only ``os``, ``fcntl`` (via :mod:`openalice.core.flock`), ``marshal`` and the C half of
-``datetime``: ``json`` alone (through ``re`` and ``enum``) would cost more
-than the rest of the scan.  Hence three deliberate departures from the house
-style, all confined to this module:
+It imports only ``os``, ``fcntl`` (via :mod:`openalice.core.flock`), ``marshal`` and
+:mod:`openalice.core.clock` (``datetime``, the one instant parser and the exact
+millisecond arithmetic): ``json`` alone (through ``re`` and ``enum``) would cost more
+than the rest of the scan.  Hence two deliberate departures from the house
+style, both confined to this module:
 
 - the cache is stored with :mod:`marshal` (``scan-cache.marshal``), not JSON.
   It is private, derived data in the user's own 0700 state directory; its
@@ -21,10 +22,7 @@ style, all confined to this module:
 - the scan lock is taken with the bare primitive :mod:`openalice.core.flock`
   rather than through :mod:`openalice.core.locks` (whose ``threading`` import
   costs more than this whole scan): :mod:`~openalice.core.locks` is built on
-  the same primitive and lock file, so both kinds of scanner exclude each other;
-- the clock (``ALICE_NOW`` / ``--now``) is read with ``_datetime``; anything
-  unusual falls back to :mod:`openalice.core.clock`, whose rules and errors
-  apply (a test checks both agree).
+  the same primitive and lock file, so both kinds of scanner exclude each other.
 
 The report it builds is, field for field, the one the full scanner builds for
 the same state (a test compares them).
@@ -34,6 +32,8 @@ from __future__ import annotations
 
 import os
 
+from openalice.core import clock
+from openalice.core.errors import InvalidInput
 from openalice.core.homes import openalice_home  # the plain-string form: no pathlib
 
 __all__ = ["CACHE_VERSION", "openalice_home", "cache_file", "lock_file", "registry_file",
@@ -96,53 +96,23 @@ def environment_key() -> list:
 
 def parse_now(text: str | None):
     """The scan's instant (aware UTC, whole milliseconds) from ``--now`` /
-    ``ALICE_NOW`` / the system clock; None when the text needs
-    :func:`openalice.core.clock.parse_instant` to judge it."""
-    try:
-        # lazy: the C half of datetime, without the Python module's imports
-        from _datetime import datetime, timezone
-    except ImportError:  # not CPython: the regular module
-        from datetime import datetime, timezone
+    ``ALICE_NOW`` / the system clock; None when the text is refused (the
+    caller asks :func:`openalice.core.clock.parse_clock` again to explain why)."""
     if text is None:
         text = os.environ.get("ALICE_NOW") or None
-    if text is None:
-        value = datetime.now(timezone.utc)
-    else:
-        try:
-            value = datetime.fromisoformat(text.strip())
-        except (ValueError, AttributeError):
-            return None
-        if value.tzinfo is None or value.utcoffset() is None:
-            return None
-        try:
-            value = value.astimezone(timezone.utc)
-        except OverflowError:
-            return None
-        if not 1970 <= value.year < 9000:  # clock.EARLIEST_CLOCK/LATEST_CLOCK judge and explain
-            return None
-    return value.replace(microsecond=value.microsecond - value.microsecond % 1000)
+    try:
+        value = clock.now() if text is None else clock.parse_clock(text, field="--now")
+    except InvalidInput:
+        return None
+    return clock.floor_ms(value)
 
 
-def iso(value) -> str:
-    """:func:`openalice.core.clock.to_iso` for an aware UTC instant."""
-    if value.microsecond:
-        return value.strftime("%Y-%m-%dT%H:%M:%S.") + "%03dZ" % (value.microsecond // 1000)
-    return value.strftime("%Y-%m-%dT%H:%M:%SZ")
+iso = clock.to_iso
 
 
 def epoch_ms(value) -> int | None:
-    """Epoch milliseconds of an aware datetime, exactly (no float)."""
-    if value is None:
-        return None
-    delta = value - value.replace(year=1970, month=1, day=1, hour=0, minute=0, second=0,
-                                  microsecond=0, tzinfo=_utc())
-    return (delta.days * 86400 + delta.seconds) * 1000 + delta.microseconds // 1000
-
-
-def _utc():
-    from datetime import timezone  # lazy: only the fallback clock needs the module
-
-    return timezone.utc
+    """Epoch milliseconds of an aware datetime, exactly (:func:`openalice.core.clock.to_ms`)."""
+    return None if value is None else clock.to_ms(value)
 
 
 def file_stat(path: str) -> list[int] | None:
@@ -259,7 +229,8 @@ def quick_scan(cache: dict, *, now_ms: int, now_iso: str, dry_run: bool) -> dict
             return None
         if entry.get("state") == "absent":
             if (files is not None or not os.path.isdir(path)
-                    or os.path.exists(os.path.join(path, ".alice", "issue.json"))):
+                    # openalice.issues.reader.legacy_issue_file, without importing the reader
+                    or os.path.lexists(os.path.join(path, ".alice", "issue.json"))):
                 return None
             ws_report.append({"id": ws_id, "state": "absent", "issues": 0, "scheduled": 0})
             continue

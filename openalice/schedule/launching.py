@@ -2,8 +2,8 @@
 
 The default launcher is :func:`openalice.runs.supervisor.launch`, which starts
 a detached supervisor process (own session) and returns its pid at once.
-``OPENALICE_TEST_LAUNCH=none`` (a test hook) admits runs without launching
-anything.
+``OPENALICE_TEST_LAUNCH=none`` (a debug setting, docs/conventions.md) admits
+runs without launching anything.
 """
 
 from __future__ import annotations
@@ -20,16 +20,13 @@ __all__ = ["resolve_launch", "start"]
 Launcher = Callable[[str], int]
 
 
-def resolve_launch() -> Launcher | None | bool:
-    """The launcher; None when launching is switched off (test hook); False
-    when no runner is installed (nothing can be admitted then)."""
+def resolve_launch() -> Launcher | None:
+    """The launcher; None when launching is switched off (the debug setting
+    ``OPENALICE_TEST_LAUNCH=none``, docs/conventions.md)."""
     if os.environ.get("OPENALICE_TEST_LAUNCH") == "none":
         return None
-    try:
-        # lazy: a runner that cannot be imported is reported per issue (runner_unavailable)
-        from openalice.runs.supervisor import launch
-    except ImportError:
-        return False
+    from openalice.runs.supervisor import launch  # lazy: the supervisor module is the heaviest one
+
     return launch
 
 

@@ -26,10 +26,11 @@ issues is due, and when nothing at all is due :mod:`.fastpath` answers without
 importing this module.  The cache is derived data: deleting it only costs one
 slower scan.
 
-Test hooks (read only here; never set them in production):
-``OPENALICE_TEST_CRASH_AFTER=task-record|cursor|launch`` makes the scanner
-``os._exit(137)`` right after that step (the SIGKILL tests), and
-``OPENALICE_TEST_LAUNCH=none`` skips launching supervisors.
+Debug settings (docs/conventions.md; never set in normal use):
+``OPENALICE_TEST_CRASH_AFTER=task-record|cursor|launch`` SIGKILLs the scanner
+right after that step of the first fire (:func:`openalice.core.proc.crash_point`),
+and ``OPENALICE_TEST_LAUNCH=none`` admits runs without launching supervisors
+(:func:`.launching.resolve_launch`).
 """
 
 from __future__ import annotations
@@ -42,8 +43,9 @@ from pathlib import Path
 
 from openalice import workspaces as registry
 from openalice.core import fs, locks
-from openalice.core.clock import to_iso
+from openalice.core.clock import floor_ms, to_iso
 from openalice.core.errors import AliceError, Busy, InvalidInput
+from openalice.core.proc import crash_point
 from openalice.runs import admission, tasks
 
 from . import cursors, due
@@ -71,16 +73,7 @@ def _iso(value: datetime | None) -> str | None:
     return to_iso(value)
 
 
-def floor_ms(value: datetime) -> datetime:
-    return value.replace(microsecond=value.microsecond - value.microsecond % 1000)
-
-
 _ms = epoch_ms  # the cache compares instants as integer epoch milliseconds
-
-
-def _crash_point(step: str) -> None:
-    if os.environ.get("OPENALICE_TEST_CRASH_AFTER") == step:
-        os._exit(137)
 
 
 def busy_result(now: datetime) -> dict:
@@ -300,10 +293,6 @@ class _Scanner(WorkspacePass):
                        **({"hint": blocker.hint} if blocker.hint else {}))
             return cursor
         launch = self._resolve_launch()
-        if launch is False:
-            self._skip(ws.id, issue.id, "runner_unavailable",
-                       "the runner (openalice.runs.supervisor) is not installed", slot=slot_iso)
-            return cursor
         capacity = self.capacity if self.capacity is not None else admission.default_capacity()
         if self.dry_run:
             return self._dry_fire(ws, issue, cursor, decision, capacity)
@@ -325,12 +314,12 @@ class _Scanner(WorkspacePass):
                 self._write_cursor(skipped)
                 return skipped
             return cursor
-        _crash_point("task-record")
+        crash_point("task-record")
         new_cursor = cursors.fired(cursor, ws.id, issue.id, slot=decision.slot, now=self.now,
                                    task_id=record["taskId"], missed=decision.missed,
                                    overflow=decision.overflow)
         self._write_cursor(new_cursor)
-        _crash_point("cursor")
+        crash_point("cursor")
         fired = {"workspaceId": ws.id, "issueId": issue.id, "taskId": record["taskId"],
                  "slot": slot_iso, "missed": decision.missed}
         if decision.overflow:
@@ -339,7 +328,7 @@ class _Scanner(WorkspacePass):
         if fired.get("error"):  # its supervisor never started and the run was released
             self.admissions.forget(record["taskId"])
         self.fired.append(fired)
-        _crash_point("launch")
+        crash_point("launch")
         return new_cursor
 
     def _dry_fire(self, ws, issue, cursor, decision, capacity: int) -> dict | None:

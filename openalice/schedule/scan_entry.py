@@ -45,7 +45,7 @@ def scan_report(*, dry_run: bool, now_text: str | None, capacity: int | None = N
         from openalice.core import clock  # lazy: the fast clock parser handles the usual text
 
         now = clock.parse_clock(now_text, field="--now") if now_text else clock.now()
-        now = now.replace(microsecond=now.microsecond - now.microsecond % 1000)
+        now = clock.floor_ms(now)
     if not dry_run and not fastpath.take_lock():
         from .scan import busy_result  # lazy: only when another scan holds the lock
 

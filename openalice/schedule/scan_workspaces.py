@@ -11,6 +11,7 @@ from pathlib import Path
 from openalice.core import fs, paths
 from openalice.core.errors import AliceError
 from openalice.issues import read_issues
+from openalice.issues.reader import legacy_issue_file
 
 from . import cursors
 from .fastpath import cache_file, dump_cache, list_issue_files, load_cache
@@ -89,7 +90,7 @@ class WorkspacePass:
                 report["error"] = "the workspace directory is missing"
                 self._keep_cached(ws, cached)
                 return
-            if not os.path.exists(os.path.join(ws.path, ".alice", "issue.json")):
+            if legacy_issue_file(ws.path) is None:
                 report["state"] = "absent"  # no issues directory: nothing scheduled
                 self.cache["workspaces"][ws.id] = {"path": ws.path, "state": "absent", "files": None,
                                                    "issues": {}, "invalid": []}

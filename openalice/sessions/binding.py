@@ -30,7 +30,6 @@ NOUNS = ("river", "meadow", "harbor", "forest", "canyon", "island", "lantern", "
 _SUFFIX = "0123456789abcdefghijklmnopqrstuvwxyz"
 # Generated ids and legacy UUIDs are both valid; '.', '/', '\\' and NUL never are.
 _ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}\Z")
-_SHAPES = ("anthropic", "google-generative-ai", "openai-chat", "openai-responses")
 
 
 @record_class(frozen=True)
@@ -122,6 +121,7 @@ def normalize_credential(credential: Any, *, field: str = "credential", file: ob
         return {"source": "native"}
     if source == "vault":
         from openalice.credentials import SLUG_RE  # lazy: only a vault credential needs the vault
+        from openalice.credentials.wires import WIRE_SHAPES  # lazy: as above
 
         extra = set(credential) - {"source", "credentialSlug", "wireShape"}
         if extra:
@@ -133,7 +133,7 @@ def normalize_credential(credential: Any, *, field: str = "credential", file: ob
                                code="bad_binding")
         out = {"source": "vault", "credentialSlug": slug}
         if credential.get("wireShape") is not None:
-            if credential["wireShape"] not in _SHAPES:
+            if credential["wireShape"] not in WIRE_SHAPES:
                 raise InvalidInput(f"unknown wire shape {credential['wireShape']!r}", field=f"{field}/wireShape",
                                    file=file, code="bad_binding")
             out["wireShape"] = credential["wireShape"]

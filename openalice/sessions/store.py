@@ -154,10 +154,8 @@ def _journal_born(ws, binding: SessionBinding, now: datetime | None) -> None:
     The journal belongs to another capability: absent, it is simply skipped."""
     if now is None:
         return
-    try:
-        from openalice import journal
-    except ImportError:
-        return
+    from openalice import journal  # lazy: only a new session records a fact
+
     payload: dict[str, Any] = {"resumeId": binding.resume_id, "agent": binding.agent,
                                "credentialSource": binding.credential["source"]}
     if hasattr(ws, "id"):

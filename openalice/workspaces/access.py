@@ -170,7 +170,7 @@ def git_commit(root: Path, files: list[Path], message: str) -> str | None:
     """``git add`` and ``git commit`` exactly ``files`` (those that exist) in the
     repository around ``root``, as the repository's own user; None if ``root``
     is not in a git work tree or nothing changed.  OperationalError if git fails."""
-    from openalice.core import git  # only approved edits commit: not every write pays for the import
+    from openalice.core import git  # lazy: only approved edits commit; not every write pays for the import
 
     if git.work_tree(root) is None:
         return None

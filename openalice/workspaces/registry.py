@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from openalice.core import fs, paths
-from openalice.core.errors import Conflict, InvalidInput, NotFound, Unavailable, UsageError
+from openalice.core.errors import AliceError, Conflict, InvalidInput, NotFound, Unavailable, UsageError
 from openalice.core.records import asdict, record_class
 
 TYPE_CHECKING = False
@@ -284,10 +285,6 @@ class _AlreadyRegistered(Exception):
 
 
 def _run_projectors(ws: Workspace) -> list[str]:
-    import importlib
-
-    from openalice.core.errors import AliceError
-
     notes: list[str] = []
     for entry in INIT_PROJECTORS:
         module_name, _, func_name = entry.partition(":")

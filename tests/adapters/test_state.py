@@ -117,6 +117,7 @@ from openalice.adapters import state
 ids = sys.argv[2].split(",")
 rounds = int(sys.argv[3])
 final = sys.argv[4] == "on"
+state.set_enabled(ids[0], final)  # warm: the first write's lazy imports happen before "ready"
 print("ready", flush=True)
 for i in range(rounds):
     for adapter_id in ids:

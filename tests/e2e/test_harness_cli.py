@@ -16,7 +16,6 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
 
 from tests.harness.helpers import (GIT_ENV, LOCAL_EDIT, UPSTREAM_EDIT, edit_here_and_upstream, git, needs_git,
                                    new_bundle)

@@ -47,7 +47,7 @@ PINNED = {
         "core.frontmatter.parser core.frontmatter.quoted core.frontmatter.reader "
         "core.frontmatter.scalars core.frontmatter.values core.frontmatter.writer core.fs "
         "core.homes core.locks core.paths core.records core.zones issues issues.board "
-        "issues.declaration issues.reader issues.schedule issues.views workspaces "
+        "issues.declaration models models.ladder issues.reader issues.schedule issues.views workspaces "
         "workspaces.access workspaces.registry",
     'alice issue list --json':
         "cli.alice cli.alice_issue cli.alice_issue_args cli.alice_issue_text core.clock "
@@ -55,7 +55,7 @@ PINNED = {
         "core.frontmatter.parser core.frontmatter.quoted core.frontmatter.reader "
         "core.frontmatter.scalars core.frontmatter.values core.frontmatter.writer core.fs "
         "core.homes core.locks core.paths core.records core.zones issues issues.board "
-        "issues.declaration issues.reader issues.schedule issues.views workspaces "
+        "issues.declaration models models.ladder issues.reader issues.schedule issues.views workspaces "
         "workspaces.access workspaces.registry",
     'alice issue show {ISSUE} --json':
         "cli.alice cli.alice_issue cli.alice_issue_args cli.alice_issue_text core.clock "
@@ -63,7 +63,7 @@ PINNED = {
         "core.frontmatter.parser core.frontmatter.quoted core.frontmatter.reader "
         "core.frontmatter.scalars core.frontmatter.values core.frontmatter.writer core.fs "
         "core.homes core.locks core.paths core.records core.zones issues issues.comments "
-        "issues.declaration issues.reader issues.schedule issues.views workspaces "
+        "issues.declaration models models.ladder issues.reader issues.schedule issues.views workspaces "
         "workspaces.access workspaces.registry",
     'alice issue board --json':
         "cli.alice cli.alice_issue cli.alice_issue_args cli.alice_issue_text core.clock "
@@ -71,7 +71,7 @@ PINNED = {
         "core.frontmatter.parser core.frontmatter.quoted core.frontmatter.reader "
         "core.frontmatter.scalars core.frontmatter.values core.frontmatter.writer core.fs "
         "core.homes core.locks core.paths core.records core.zones issues issues.board "
-        "issues.declaration issues.reader issues.schedule issues.views workspaces "
+        "issues.declaration models models.ladder issues.reader issues.schedule issues.views workspaces "
         "workspaces.access workspaces.registry",
     'alice-inbox list --json':
         "cli.inbox cli.inbox_text cli.inbox_verbs core.flock core.fs core.homes core.jsonl "
@@ -115,8 +115,8 @@ PINNED = {
         "core.frontmatter.quoted core.frontmatter.reader core.frontmatter.scalars "
         "core.frontmatter.values core.frontmatter.writer core.fs core.homes core.jsonl "
         "core.locks core.paths core.records core.secrets core.tools core.zones credentials "
-        "credentials.vault credentials.wires issues issues.declaration issues.reader models "
-        "models.semantics preferences preferences.settings runs runs.tasks schedule "
+        "credentials.vault credentials.wires issues issues.declaration models models.ladder issues.reader "
+        "preferences preferences.settings runs runs.tasks schedule "
         "schedule.address schedule.cursors schedule.due schedule.health schedule.readiness "
         "sessions sessions.binding sessions.resolve sessions.store workspaces workspaces.access "
         "workspaces.registry",
@@ -134,15 +134,15 @@ PINNED = {
         "workspaces.access workspaces.registry",
     'alice settings show --json':
         "cli.alice cli.alice_settings core.flock core.fs core.homes core.locks core.paths "
-        "core.records core.secrets preferences preferences.settings workspaces "
+        "core.records core.secrets models models.ladder preferences preferences.settings workspaces "
         "workspaces.access workspaces.registry",
     'alice credential list --json':
         "cli.alice cli.alice_credential core.clock core.flock core.fs core.homes core.locks "
-        "core.paths core.secrets credentials credentials.vault credentials.wires",
+        "core.paths core.secrets credentials credentials.vault credentials.wires models models.ladder",
     'alice models list --json':
         "cli.alice cli.alice_models core.clock core.flock core.fs core.homes core.locks "
         "core.paths core.records core.resources core.secrets credentials credentials.catalog "
-        "credentials.vault credentials.wires models models.semantics",
+        "credentials.vault credentials.wires models models.ladder models.semantics",
 }
 
 

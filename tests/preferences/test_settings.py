@@ -5,9 +5,9 @@ from datetime import datetime, timezone
 
 import pytest
 
-from openalice import preferences, workspaces
+from openalice import credentials, preferences, workspaces
 from openalice.core import resources
-from openalice.core.errors import InvalidInput
+from openalice.core.errors import AliceError, InvalidInput
 from openalice.core.schema import Validator
 
 NOW = datetime(2026, 11, 30, 9, 0, tzinfo=timezone.utc)
@@ -75,6 +75,7 @@ def test_update_never_overwrites_an_invalid_file(ws):
 
 
 def test_set_and_recent_and_resolution_order_of_preference(ws):
+    credentials.add("ds-1", vendor="deepseek", secret="sk-ds", now=datetime(2026, 1, 1, tzinfo=timezone.utc))
     preferences.set_preference(ws, surface="headless", agent="pi",
                                pref={"accessMode": "vault", "credentialSlug": "ds-1", "model": "fixed-model",
                                      "reasoningEffort": "high"}, make_default=True)
@@ -99,3 +100,30 @@ def test_set_and_recent_and_resolution_order_of_preference(ws):
 def test_oversized_file_is_invalid(ws):
     preferences.settings_path(ws).write_text(" " * (64 * 1024 + 1))
     assert preferences.read(ws).error.code == "too_large"
+
+
+# -- the domain refuses what `alice settings set` refuses (one rule for the CLI, the gateway, tests) --
+
+@pytest.mark.parametrize("call,code", [
+    (lambda ws: preferences.set_default_agent(ws, surface="headless", agent="no-such-agent"), "unknown_agent"),
+    (lambda ws: preferences.set_preference(ws, surface="headless", agent="no-such-agent",
+                                           pref={"accessMode": "native"}), "unknown_agent"),
+    (lambda ws: preferences.set_preference(ws, surface="headless", agent="pi",
+                                           pref={"accessMode": "native", "reasoningEffort": "max"}),
+     "effort_unsupported"),
+    (lambda ws: preferences.set_preference(ws, surface="headless", agent="pi",  # `--effort ""`
+                                           pref=preferences.pref_from_binding({"source": "native"}, None, "")),
+     "bad_effort"),
+    (lambda ws: preferences.set_preference(ws, surface="headless", agent="pi",
+                                           pref={"accessMode": "vault", "credentialSlug": "nobody"}),
+     "credential_not_found"),
+    (lambda ws: preferences.set_preference(ws, surface="headless", agent="pi",
+                                           pref={"accessMode": "vault", "credentialSlug": "ds-1",
+                                                 "wireShape": "smoke-signals"}), "bad_wire"),
+])
+def test_a_preference_that_could_never_seed_a_session_is_refused_and_nothing_is_written(ws, call, code):
+    credentials.add("ds-1", vendor="deepseek", secret="sk-ds", now=datetime(2026, 1, 1, tzinfo=timezone.utc))
+    with pytest.raises(AliceError) as err:
+        call(ws)
+    assert err.value.code == code
+    assert not preferences.settings_path(ws).exists()

@@ -364,18 +364,6 @@ def test_a_launch_failure_is_the_runs_single_attempt(sched):
     assert sched.scan("2026-01-01T10:05:00Z")["fired"] == []
 
 
-def test_without_a_runner_nothing_is_admitted(sched, monkeypatch):
-    import sys
-
-    ws = sched.workspace()
-    write_issue(ws.path, "poll", when=every("30m"))
-    monkeypatch.setitem(sys.modules, "openalice.runs.supervisor", None)  # import fails
-    monkeypatch.delenv("OPENALICE_TEST_LAUNCH", raising=False)
-    report = sched.scan("2026-01-01T10:00:00Z", launch=None)
-    assert reasons(report) == {("poll", "runner_unavailable")}
-    assert sched.cursor(ws, "poll") is None
-
-
 def test_37_an_agent_that_cannot_run_headless_is_skipped_without_a_cursor(sched, monkeypatch):
     from openalice.core import records
 

@@ -218,11 +218,11 @@ def test_item13_native_plus_slug_conflict_and_deleted_slug(ws, creds):
     with pytest.raises(UsageError) as err:
         sessions.resolve_binding(ws, agent="pi", credential="ds-1", native_credential=True)
     assert err.value.code == "credential_selection_conflict"
+    _fixed(ws, "pi", {"accessMode": "vault", "credentialSlug": "openai-1"})  # fixed while it exists
     credentials.remove("openai-1")
     with pytest.raises(NotFound) as err:
         sessions.resolve_binding(ws, agent="pi", credential="openai-1")
     assert err.value.code == "credential_not_found"
-    _fixed(ws, "pi", {"accessMode": "vault", "credentialSlug": "openai-1"})
     with pytest.raises(NotFound) as err:
         sessions.resolve_binding(ws, agent="pi")
     assert err.value.code == "credential_not_found"

@@ -53,7 +53,7 @@ counts).
 
 from .document import VERSION, ReadState, load, read_marks  # noqa: F401
 from .document import _prefix_intact  # noqa: F401 -- the watermark check, reached by tests
-from .marks import counts, forget, mark_all_read, mark_read, mark_unread, unread_count  # noqa: F401
+from .marks import counts, forget, mark_all_read, mark_read, mark_unread  # noqa: F401
 
 __all__ = ["VERSION", "ReadState", "load", "read_marks", "mark_read", "mark_unread", "mark_all_read",
-           "unread_count", "forget", "counts"]
+           "forget", "counts"]

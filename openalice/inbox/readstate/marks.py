@@ -115,11 +115,6 @@ def counts(store: InboxStore, read: ReadState | None = None, *,
     return out
 
 
-def unread_count(store: InboxStore, read: ReadState | None = None) -> int:
-    """Entries without a read mark, over the whole file (the global badge)."""
-    return counts(store, read)["unread"]
-
-
 def mark_all_read(store: InboxStore, *, now_ms: int, workspace_id: str | None = None) -> dict:
     """Mark every entry unread *now* as read, in one atomic write of the sidecar.
 

@@ -30,8 +30,8 @@ from __future__ import annotations
 from .create import create_workspace
 from .merge import Applied, apply
 from .plan import Preview, preview
-from .receipt import INCOMING_REF, RECEIPT_FILE, TRAILER, Receipt, parse_receipt, parse_source_spec, read_receipt
+from .receipt import INCOMING_REF, RECEIPT_FILE, TRAILER, Receipt, parse_receipt, parse_source_spec
 from .recovery import recover
 
 __all__ = ["RECEIPT_FILE", "INCOMING_REF", "TRAILER", "Receipt", "Preview", "Applied", "parse_source_spec",
-           "parse_receipt", "read_receipt", "create_workspace", "preview", "apply", "recover"]
+           "parse_receipt", "create_workspace", "preview", "apply", "recover"]

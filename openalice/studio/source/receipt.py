@@ -80,10 +80,6 @@ def parse_receipt(data: bytes, *, file) -> Receipt:
     return Receipt(doc["template"], doc["repository"], doc["version"], doc["commit"])
 
 
-def read_receipt(root: os.PathLike | str) -> Receipt:
-    return _read_receipt(Path(root))[0]
-
-
 def _read_receipt(root: Path) -> tuple[Receipt, bytes]:
     path = root / RECEIPT_FILE
     try:
