@@ -33,7 +33,7 @@ ALLOWED = {
     "credentials": {"models"},
     "doctor": {"agents", "credentials", "harness", "preferences", "schedule", "sessions", "workspaces"},
     "gateway": {"inbox", "issues", "journal", "runs", "workspaces"},
-    "harness": {"agents", "journal", "managed", "runs", "workspaces"},
+    "harness": {"journal", "managed", "runs", "workspaces"},
     "inbox": {"journal", "runs", "workspaces"},
     "issues": {"models", "schedule"},
     "journal": set(),

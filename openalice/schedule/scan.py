@@ -35,7 +35,6 @@ and ``OPENALICE_TEST_LAUNCH=none`` admits runs without launching supervisors
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
 from datetime import datetime, timezone

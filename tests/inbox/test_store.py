@@ -73,7 +73,11 @@ def test_find_bisects_a_large_file(ws, store):
         with open(store.entries_path, "rb") as fh:
             fh.seek(found.offset)
             assert json.loads(fh.readline())["id"] == ids[i]
-    assert store.find(ids[1500][:-1] + ("0" if ids[1500][-1] != "0" else "1")) is None
+    # an id between two stored ones (ids made in one millisecond differ in their
+    # last characters, so pick a variant that no entry has)
+    absent = next(v for v in (ids[1500][:-1] + c for c in "0123456789abcdefghjkmnpqrstvwxyz")
+                  if v not in set(ids))
+    assert store.find(absent) is None
     assert store.find("inbox-9999999999999-zzzzzzzz") is None
     page = inbox.list_entries(store, limit=2, before=ids[1500])
     assert [e["id"] for e in page["entries"]] == [ids[1499], ids[1498]]
