@@ -116,6 +116,7 @@ def probe_many(entries: Iterable[AdapterEntry], *, now: datetime, timeout: float
     declared = [e for e in entries if e.health]
     if len(declared) <= 1 or concurrency <= 1:
         return [probe(e, now=now, timeout=timeout) for e in entries]
+    # lazy: threads only when several declared probes run (`list --json` probes none)
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(max_workers=min(concurrency, len(declared))) as pool:

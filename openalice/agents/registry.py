@@ -3,6 +3,8 @@ engine from the harness-adapter catalog run through its wrapper."""
 
 from __future__ import annotations
 
+import importlib
+
 from openalice.core.errors import AliceError, InvalidInput, NotFound
 
 from .base import Adapter
@@ -22,8 +24,6 @@ def builtin_names() -> list[str]:
 
 
 def _builtin(name: str) -> Adapter:
-    import importlib
-
     module_name, _, cls_name = BUILTIN[name].partition(":")
     return getattr(importlib.import_module(module_name), cls_name)()
 

@@ -101,7 +101,7 @@ def shared_options(common: Any) -> Any:
 
     if isinstance(common, _args.RecordingParser):
         return _args.RecordingParser(parents=[common])
-    from ._parsers import ArgumentParser
+    from ._parsers import ArgumentParser  # lazy: argparse only for help, errors and unusual forms
 
     return ArgumentParser(add_help=False, parents=[common])
 
@@ -158,7 +158,7 @@ def dispatch(tool: Tool, args: list[str], *, json_mode: bool) -> int:
 
     ns = _args.parse(module.register, args)
     if ns is None:  # help, a usage error or an unusual form: argparse's own words
-        from ._parsers import parse_args
+        from ._parsers import parse_args  # lazy: argparse only for help, errors and unusual forms
 
         ns = parse_args(tool, module, args)
     ctx = Context(prog=tool.name, json=json_mode, now_override=getattr(ns, "now", None))

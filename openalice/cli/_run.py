@@ -148,12 +148,12 @@ def fail(prog: str, exc: BaseException, *, json_mode: bool) -> int:
 
     err = exc if isinstance(exc, AliceError) else None
     if err is None and isinstance(exc, OSError):
-        from openalice.core import fs
+        from openalice.core import fs  # lazy: only an OSError needs explaining
 
         err = fs.explain_os_error(exc)
     if err is None:
         if debug_enabled():
-            import traceback
+            import traceback  # lazy: only with OPENALICE_DEBUG
 
             traceback.print_exception(exc)
         err = OperationalError(f"internal error: {exc.__class__.__name__}: {exc}", code="internal",

@@ -147,7 +147,7 @@ def _adopting(handler):
     """Before any verb: env files an older version wrote beside the shipped
     wrappers move to $HARNESS_HOME/env/, with a notice on stderr."""
     def run(args: argparse.Namespace, ctx: Context):
-        from openalice.adapters import envfile
+        from openalice.adapters import envfile  # lazy: per verb
         from openalice.core.errors import AliceError
 
         try:
@@ -163,19 +163,19 @@ def _adopting(handler):
 
 
 def _timeout_of(args) -> float:
-    from openalice.adapters.invoke import DEFAULT_TIMEOUT
+    from openalice.adapters.invoke import DEFAULT_TIMEOUT  # lazy: per verb
 
     return args.timeout if args.timeout is not None else DEFAULT_TIMEOUT
 
 
 def _catalog(args):
-    from openalice.adapters.catalog import load_catalog
+    from openalice.adapters.catalog import load_catalog  # lazy: per verb
 
     return load_catalog(args.catalog)
 
 
 def _descriptor(args, ctx: Context, adapter_id: str, *, probe: bool = False) -> dict:
-    from openalice import adapters
+    from openalice import adapters  # lazy: per verb
 
     warnings: list[str] = []
     out = adapters.describe([adapter_id], catalog_path=args.catalog, probe=probe,
@@ -210,7 +210,7 @@ def _human_descriptor(d: dict) -> str:
 
 
 def _human_list(items: list) -> str:
-    from openalice.core.output import table
+    from openalice.core.output import table  # lazy: per verb
 
     if not items:
         return "the catalog has no adapters"
@@ -230,7 +230,7 @@ def _human_list(items: list) -> str:
 # -- verbs ------------------------------------------------------------------
 
 def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import adapters
+    from openalice import adapters  # lazy: per verb
 
     warnings: list[str] = []
     items = adapters.describe(None, catalog_path=args.catalog, probe=args.probe,
@@ -247,7 +247,7 @@ def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def _toggle(args: argparse.Namespace, ctx: Context, enabled: bool) -> int:
-    from openalice.adapters import state
+    from openalice.adapters import state  # lazy: per verb
 
     entry = _catalog(args).require(args.id)
     state.set_enabled(entry.id, enabled)
@@ -265,7 +265,7 @@ def cmd_disable(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_set_models(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice.adapters import state
+    from openalice.adapters import state  # lazy: per verb
 
     if args.reset and args.models:
         raise UsageError("give models or --reset, not both")
@@ -281,7 +281,7 @@ def cmd_set_models(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_config(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice.adapters import state
+    from openalice.adapters import state  # lazy: per verb
 
     entry = _catalog(args).require(args.id)
     values: dict[str, str] = {}
@@ -302,7 +302,7 @@ def cmd_config(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_set_secret(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice.adapters import envfile
+    from openalice.adapters import envfile  # lazy: per verb
     from openalice.core import secrets
 
     if args.source not in (None, "-"):
@@ -330,7 +330,7 @@ def cmd_set_secret(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_unset_secret(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice.adapters import envfile
+    from openalice.adapters import envfile  # lazy: per verb
 
     entry = _catalog(args).require(args.id)
     removed = envfile.unset_secret(entry, args.key)
@@ -343,7 +343,7 @@ def cmd_unset_secret(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_health(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice.adapters import state
+    from openalice.adapters import state  # lazy: per verb
     from openalice.adapters.health import DOWN, probe_many
 
     catalog = _catalog(args)
@@ -363,7 +363,7 @@ def cmd_health(args: argparse.Namespace, ctx: Context) -> int:
     data = {"adapters": [r.to_dict() for r in results], "ok": ok}
 
     def human(data: dict) -> str:
-        from openalice.core.output import table
+        from openalice.core.output import table  # lazy: per verb
 
         rows = [[r["id"], r["health"], f"{r['latencyMs']}ms" if "latencyMs" in r else "-",
                  r.get("detail", "")] for r in data["adapters"]]
@@ -377,7 +377,7 @@ def cmd_health(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_available_models(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice.adapters.models import available_models
+    from openalice.adapters.models import available_models  # lazy: per verb
 
     entry = _catalog(args).require(args.id)
     result = available_models(entry, now=ctx.now(), refresh=args.refresh, timeout=_timeout_of(args))
@@ -391,7 +391,7 @@ def cmd_available_models(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_validate(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice.adapters.validate import render, validate
+    from openalice.adapters.validate import render, validate  # lazy: per verb
 
     report = validate(args.files, catalog_path=args.catalog, machine=not args.catalog_only)
     ctx.emit(report.to_dict(), lambda _d: render(report))

@@ -313,6 +313,7 @@ def cmd_comment(args: argparse.Namespace, ctx: Context) -> int:
 # Helpers
 
 def _read_body(args) -> str | None:
+    # lazy: a verb's domain modules load only when that verb runs
     from openalice.issues.declaration import MAX_BYTES
 
     from ._body import read_body

@@ -69,7 +69,7 @@ def cmd_init(args: argparse.Namespace, ctx: Context) -> int:
     notes: list[str] = []
     receipt = None
     if args.from_git is not None:
-        from openalice.studio import source
+        from openalice.studio import source  # lazy: only --from-git needs git and the source package
 
         ws, receipt = source.create_workspace(args.path, args.from_git, template=args.template, label=args.label,
                                               now=ctx.now(), notes=notes)
@@ -127,7 +127,7 @@ def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
 
     ws = workspaces.resolve(args.workspace)
     data = {"workspace": _describe(ws)}
-    from openalice.core.output import yes_no
+    from openalice.core.output import yes_no  # lazy: only the human rendering needs it
 
     ctx.emit(data, lambda d: "\n".join(f"{k}: {yes_no(v)}" for k, v in d["workspace"].items()))
     return 0

@@ -141,6 +141,7 @@ def _workspace_id(spec: str | None) -> str | None:
 
 
 def _read_body(args: argparse.Namespace) -> str:
+    # lazy: a verb's domain modules load only when that verb runs
     from openalice.inbox import MAX_BODY_BYTES
 
     from ._body import read_body

@@ -159,6 +159,7 @@ def refresh(slug: str, *, now: datetime, fetcher: Fetcher | None = None, force: 
 
 def http_fetcher(base_url: str, wire: str, api_key: str, *, timeout: float = 10.0) -> list[dict]:
     """GET the endpoint's model list (OpenAI/Anthropic ``data[].id``, Google ``models[].name``)."""
+    # lazy: urllib loads only for a network refresh; reading the cache never fetches
     import urllib.error
     import urllib.request
 

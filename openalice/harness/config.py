@@ -160,6 +160,8 @@ def parse_file(path: str, root: str | None = None) -> Config:
         if root is None:
             fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
         else:
+            # lazy: the shim gate parses this file at every shimmed tool start; the
+            # walk below a root is needed only when a workspace root is given
             from openalice.core.errors import AliceError
             from openalice.core.paths import Root
 

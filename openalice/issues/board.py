@@ -7,13 +7,15 @@ are still shown; an invalid file is listed with its id, path and reasons
 
 from __future__ import annotations
 
+import os
 from datetime import datetime
 from pathlib import Path
 
-from openalice.core.errors import AliceError
+from openalice.core import fs
+from openalice.core.errors import AliceError, InvalidInput
 
 from .declaration import PRIORITY_RANK, STATUSES
-from .reader import IssueSet, read_frontmatter, read_issues
+from .reader import IssueSet, issues_root, read_frontmatter, read_issues
 from .schedule import data_when_problem, when_problem
 from .views import invalid_json, issue_json, workspace_json
 
@@ -176,8 +178,6 @@ def validate(workspaces: list, now: datetime) -> Report:
 
 
 def _frontmatter_of(ws, path: Path) -> dict | None:
-    from .reader import issues_root
-
     try:
         with issues_root(ws) as where:
             return read_frontmatter(path, where)
@@ -186,11 +186,6 @@ def _frontmatter_of(ws, path: Path) -> dict | None:
 
 
 def _sidecar_problem(path: Path, issue_id: str, check, root: Path) -> tuple[str, str] | None:
-    import os
-
-    from openalice.core import fs
-    from openalice.core.errors import InvalidInput
-
     if not os.path.lexists(path):
         return None
     if os.path.islink(path):

@@ -23,6 +23,7 @@ from datetime import datetime
 from pathlib import Path
 
 from openalice.core import fs
+from openalice.core.clock import to_iso
 from openalice.core.errors import Conflict, InvalidInput
 
 from .reader import _root, find_issue_file
@@ -63,8 +64,6 @@ def add_comment(ws, issue_id: str, markdown: str, *, author: str, now: datetime,
                 comment_id: str | None = None, reply_to: str | None = None) -> tuple[dict, bool]:
     """Append one comment; returns ``(comment, created)``.  ``created`` is False
     when ``comment_id`` was already there with the same text."""
-    from openalice.core.clock import to_iso
-
     path = comments_path(ws, issue_id)
     _refuse_symlink(path)
     if not isinstance(markdown, str) or not markdown.strip():

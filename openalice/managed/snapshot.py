@@ -34,7 +34,8 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping
 
 from openalice.core import fs
-from openalice.core.errors import InvalidInput, OperationalError, PathEscape
+from openalice.core.errors import AliceError, InvalidInput, OperationalError, PathEscape
+from openalice.core.paths import Root
 
 __all__ = [
     "Entry", "MISSING", "SCHEMA_VERSION", "check_path", "within", "Roots", "inspect", "file_entry", "hashed_entry",
@@ -176,9 +177,6 @@ def _read_leaf(base: str, rel: str) -> Entry:
     """The file ``rel`` read below ``base`` by one walk of ``core.paths.Root``
     that follows no link anywhere (the checks above only name what is wrong:
     a parent swapped for a link after them is refused here, not followed)."""
-    from openalice.core.errors import AliceError
-    from openalice.core.paths import Root
-
     leaf = base + os.sep + rel
     try:
         with Root(base) as where:

@@ -30,7 +30,9 @@ the same state (a test compares them).
 
 from __future__ import annotations
 
+import marshal
 import os
+import zlib
 
 from openalice.core import clock
 from openalice.core.errors import InvalidInput
@@ -154,18 +156,12 @@ CACHE_MAGIC = b"OASCAN\x00\x02"
 
 
 def dump_cache(data: dict) -> bytes:
-    import marshal
-    import zlib
-
     payload = marshal.dumps(data)
     return CACHE_MAGIC + zlib.crc32(payload).to_bytes(4, "big") + payload
 
 
 def decode_cache(raw: bytes) -> object:
     """The value :func:`dump_cache` stored; ValueError for anything else."""
-    import marshal
-    import zlib
-
     head = len(CACHE_MAGIC)
     payload = raw[head + 4:]
     if (raw[:head] != CACHE_MAGIC or len(raw) < head + 4

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from openalice.core import fs, paths
 from openalice.core.errors import AliceError, InvalidInput
+from openalice.core.resources import schema_validator
 
 __all__ = [
     "PHASES", "LIVE_PHASES", "HOST_SUFFIX", "studio_root", "workspace_dir", "state_path", "lease_path",
@@ -99,8 +100,6 @@ def read_state(workspace_id: str) -> dict:
     if not isinstance(data, dict) or data.get("phase") not in PHASES or not isinstance(data.get("generation"), int):
         raise InvalidInput("not a Studio state record (phase/generation missing)", file=path,
                            code="malformed_studio_state")
-    from openalice.core.resources import schema_validator
-
     violations = schema_validator("studio-state").errors(data)
     if violations:  # a pid that is a list would be signalled, a host that is a path published
         first = violations[0]
