@@ -17,7 +17,6 @@ new since N" costs O(log size + page).
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 from collections.abc import Callable, Iterator
@@ -330,7 +329,7 @@ def decode_record(raw: bytes) -> dict | None:
 def _encode(record: dict) -> bytes:
     if not isinstance(record, dict):
         raise TypeError("a JSONL record must be a dict")
-    return (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+    return fs.dump_json_line(record).encode("utf-8")
 
 
 def _write_all(fd: int, data: bytes, path: Path) -> None:

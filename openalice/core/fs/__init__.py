@@ -32,7 +32,7 @@ from __future__ import annotations
 
 # Private names some tests reach through the package (``fs._HOST``, ``fs._swept``...)
 # are re-exported too; a test that patches a function patches it in its module.
-from .codec import dump_json, json_type, loads_json
+from .codec import dump_json, dump_json_line, json_type, loads_json
 from .directories import ensure_dir, ensure_private_dir, fsync_dir
 from .explain import explain_os_error
 from .locked import locked_file, locked_update_json
@@ -49,5 +49,5 @@ __all__ = [
     "locked_update_json", "locked_file", "sweep_temp_files", "fsync_dir",
     "create_exclusive", "remove_file", "move_file", "remove_empty_dir", "ensure_private_dir",
     "open_state_file", "set_aside", "explain_os_error", "staged_dir", "json_type", "loads_json",
-    "sweep_once",
+    "sweep_once", "dump_json_line",
 ]

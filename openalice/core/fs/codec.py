@@ -1,5 +1,9 @@
 """The JSON of state: the one decoding (strict UTF-8, no lone surrogates) and
-the one encoding of state files and of JSONL records."""
+the one encoding of state files and of JSONL records.
+
+A ``--json`` document printed to stdout is ``core.output.to_json``'s: the
+same settings, without the newline, kept there because every verb loads the
+printer and ``--help`` must not load this package."""
 
 from __future__ import annotations
 
@@ -56,3 +60,10 @@ def json_type(value: Any) -> str:
 def dump_json(obj: Any, *, indent: int | None = 2) -> str:
     """The one JSON serialization used for state files: UTF-8, trailing newline."""
     return json.dumps(obj, indent=indent, ensure_ascii=False) + "\n"
+
+
+def dump_json_line(record: Any) -> str:
+    """The one serialization of a JSONL record: :func:`dump_json`'s text
+    (UTF-8, not ASCII-escaped) made compact, so the record is one line and an
+    append the fewest bytes.  The two differ for that reason only."""
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
