@@ -88,48 +88,52 @@ PINNED = {
     'alice-inbox list --json':
         "cli.inbox cli.inbox_text cli.inbox_verbs core.beneath core.flock core.fs core.fs.codec "
         "core.fs.directories core.fs.explain core.fs.locked core.fs.moves core.fs.reads "
-        "core.fs.temps core.fs.writes core.homes core.jsonl core.locks core.paths core.records "
-        "inbox inbox.files inbox.push inbox.query inbox.readstate inbox.readstate.document "
-        "inbox.readstate.marks inbox.references inbox.store",
+        "core.fs.temps core.fs.writes core.homes core.jsonl core.jsonl_lines core.locks "
+        "core.paths core.records inbox inbox.files inbox.push inbox.query inbox.readstate "
+        "inbox.readstate.document inbox.readstate.marks inbox.references inbox.store",
     'alice-inbox list --limit 20':
         "cli.inbox cli.inbox_text cli.inbox_verbs core.beneath core.clock core.flock core.fs "
         "core.fs.codec core.fs.directories core.fs.explain core.fs.locked core.fs.moves "
-        "core.fs.reads core.fs.temps core.fs.writes core.homes core.jsonl core.locks core.paths "
-        "core.records inbox inbox.files inbox.push inbox.query inbox.readstate "
-        "inbox.readstate.document inbox.readstate.marks inbox.references inbox.store",
+        "core.fs.reads core.fs.temps core.fs.writes core.homes core.jsonl core.jsonl_lines "
+        "core.locks core.paths core.records inbox inbox.files inbox.push inbox.query "
+        "inbox.readstate inbox.readstate.document inbox.readstate.marks inbox.references "
+        "inbox.store",
     'alice-inbox count --json':
         "cli.inbox cli.inbox_text cli.inbox_verbs core.beneath core.flock core.fs core.fs.codec "
         "core.fs.directories core.fs.explain core.fs.locked core.fs.moves core.fs.reads "
-        "core.fs.temps core.fs.writes core.homes core.jsonl core.locks core.paths core.records "
-        "inbox inbox.files inbox.push inbox.query inbox.readstate inbox.readstate.document "
-        "inbox.readstate.marks inbox.references inbox.store",
+        "core.fs.temps core.fs.writes core.homes core.jsonl core.jsonl_lines core.locks "
+        "core.paths core.records inbox inbox.files inbox.push inbox.query inbox.readstate "
+        "inbox.readstate.document inbox.readstate.marks inbox.references inbox.store",
     'alice-inbox show {ENTRY} --json':
         "cli.inbox cli.inbox_text cli.inbox_verbs core.beneath core.flock core.fs core.fs.codec "
         "core.fs.directories core.fs.explain core.fs.locked core.fs.moves core.fs.reads "
-        "core.fs.temps core.fs.writes core.homes core.jsonl core.locks core.paths core.records "
-        "inbox inbox.files inbox.push inbox.query inbox.readstate inbox.readstate.document "
-        "inbox.readstate.marks inbox.references inbox.store workspaces workspaces.access "
-        "workspaces.registry",
+        "core.fs.temps core.fs.writes core.homes core.jsonl core.jsonl_lines core.locks "
+        "core.paths core.records inbox inbox.files inbox.push inbox.query inbox.readstate "
+        "inbox.readstate.document inbox.readstate.marks inbox.references inbox.store workspaces "
+        "workspaces.access workspaces.registry",
     'alice journal':
         "cli.alice cli.alice_journal core.beneath core.flock core.fs core.fs.codec "
         "core.fs.directories core.fs.explain core.fs.locked core.fs.moves core.fs.reads "
-        "core.fs.temps core.fs.writes core.homes core.jsonl core.locks core.paths core.records "
-        "journal journal.counts journal.reader journal.recorder journal.registry",
+        "core.fs.temps core.fs.writes core.homes core.jsonl core.jsonl_lines core.locks "
+        "core.paths core.records journal journal.counts journal.reader journal.recorder "
+        "journal.registry",
     'alice journal --json':
         "cli.alice cli.alice_journal core.beneath core.flock core.fs core.fs.codec "
         "core.fs.directories core.fs.explain core.fs.locked core.fs.moves core.fs.reads "
-        "core.fs.temps core.fs.writes core.homes core.jsonl core.locks core.paths core.records "
-        "journal journal.counts journal.reader journal.recorder journal.registry",
+        "core.fs.temps core.fs.writes core.homes core.jsonl core.jsonl_lines core.locks "
+        "core.paths core.records journal journal.counts journal.reader journal.recorder "
+        "journal.registry",
     'alice journal --after-seq {SEQ} --json':
         "cli.alice cli.alice_journal core.beneath core.flock core.fs core.fs.codec "
         "core.fs.directories core.fs.explain core.fs.locked core.fs.moves core.fs.reads "
-        "core.fs.temps core.fs.writes core.homes core.jsonl core.locks core.paths core.records "
-        "journal journal.counts journal.reader journal.recorder journal.registry",
+        "core.fs.temps core.fs.writes core.homes core.jsonl core.jsonl_lines core.locks "
+        "core.paths core.records journal journal.counts journal.reader journal.recorder "
+        "journal.registry",
     'alice-schedule runs --json':
         "cli.schedule cli.schedule_runs core.beneath core.clock core.flock core.fs core.fs.codec "
         "core.fs.directories core.fs.explain core.fs.locked core.fs.moves core.fs.reads "
-        "core.fs.temps core.fs.writes core.homes core.jsonl core.locks core.paths core.records "
-        "runs runs.tasks",
+        "core.fs.temps core.fs.writes core.homes core.jsonl core.jsonl_lines core.locks "
+        "core.paths core.records runs runs.tasks",
     'alice-schedule health --json':
         "agents agents.base agents.claude agents.registry cli.schedule cli.schedule_health "
         "core.beneath core.clock core.cron core.flock core.frontmatter core.frontmatter.flow "
@@ -137,12 +141,12 @@ PINNED = {
         "core.frontmatter.reader core.frontmatter.scalars core.frontmatter.values "
         "core.frontmatter.writer core.fs core.fs.codec core.fs.directories core.fs.explain "
         "core.fs.locked core.fs.moves core.fs.reads core.fs.temps core.fs.writes core.homes "
-        "core.jsonl core.locks core.paths core.records core.secrets core.tools core.zones "
-        "credentials credentials.vault credentials.wires issues issues.declaration issues.reader "
-        "models models.semantics preferences preferences.settings runs runs.tasks schedule "
-        "schedule.address schedule.cursors schedule.due schedule.health schedule.readiness "
-        "sessions sessions.binding sessions.resolve sessions.store workspaces workspaces.access "
-        "workspaces.registry",
+        "core.jsonl core.jsonl_lines core.locks core.paths core.records core.secrets core.tools "
+        "core.zones credentials credentials.vault credentials.wires issues issues.declaration "
+        "issues.reader models models.semantics preferences preferences.settings runs runs.tasks "
+        "schedule schedule.address schedule.cursors schedule.due schedule.health "
+        "schedule.readiness sessions sessions.binding sessions.resolve sessions.store workspaces "
+        "workspaces.access workspaces.registry",
     'harness-adapter list --json':
         "adapters adapters.catalog adapters.effective adapters.envfile adapters.invoke "
         "adapters.models adapters.state cli.adapter cli.adapter_verbs core.beneath core.clock "
