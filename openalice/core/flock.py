@@ -20,7 +20,7 @@ def open_lock_file(path: str) -> int:
     try:
         return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     except FileNotFoundError:
-        from .dirs import make_dirs
+        from .dirs import make_dirs  # lazy: only a first lock in a new directory needs it (not reads)
 
         make_dirs(os.path.dirname(path), 0o700)
         return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)

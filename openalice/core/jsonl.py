@@ -17,14 +17,15 @@ new since N" costs O(log size + page).
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from . import fs, locks
-from .errors import AliceError, OperationalError
+from .errors import AliceError
+from .jsonl_lines import (BLOCK_SIZE, _encode, _first_keyed_record, _last_newline_end,
+                          _raw_lines_backward, _write_all, decode_record)
 from .records import record_class
 
 TYPE_CHECKING = False
@@ -32,8 +33,6 @@ if TYPE_CHECKING:  # annotations only (typing costs start-up time)
     from typing import Any
 
 __all__ = ["Line", "JsonlFile", "Journal", "BLOCK_SIZE", "decode_record"]
-
-BLOCK_SIZE = 64 * 1024
 
 
 @record_class(frozen=True)
@@ -313,94 +312,3 @@ class Journal(JsonlFile):
 
     def _offset_after(self, seq: int) -> int:
         return self.bisect(_seq_key, seq, inclusive=True)
-
-
-def decode_record(raw: bytes) -> dict | None:
-    """One line's JSON object, or None (blank, not JSON, not an object)."""
-    raw = raw.strip()
-    if not raw:
-        return None
-    try:
-        record = fs.loads_json(raw)
-    except (ValueError, RecursionError):
-        return None
-    return record if isinstance(record, dict) else None
-
-
-def _encode(record: dict) -> bytes:
-    if not isinstance(record, dict):
-        raise TypeError("a JSONL record must be a dict")
-    return (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
-
-
-def _write_all(fd: int, data: bytes, path: Path) -> None:
-    try:
-        view = memoryview(data)
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
-    except OSError as exc:
-        raise OperationalError(f"cannot append: {exc.strerror}", file=path) from exc
-
-
-def _last_newline_end(fd: int, size: int) -> int:
-    """Byte offset just after the last newline before ``size`` (0 if none)."""
-    pos = size
-    while pos > 0:
-        start = max(0, pos - BLOCK_SIZE)
-        chunk = os.pread(fd, pos - start, start)
-        idx = chunk.rfind(b"\n")
-        if idx >= 0:
-            return start + idx + 1
-        pos = start
-    return 0
-
-
-def _raw_lines_backward(fh, end: int, owner: JsonlFile) -> Iterator[tuple[int, bytes]]:
-    """(offset, bytes) of each newline-terminated line before ``end``, last first."""
-    fd = fh.fileno()
-    complete = _last_newline_end(fd, end)
-    if complete < end and os.pread(fd, end - complete, complete).strip():
-        owner._problem(complete, "torn last line (incomplete write)")
-    if complete == 0:
-        return
-    cursor = complete - 1  # exclusive end of the last line (its newline)
-    pos = cursor
-    buf = b""
-    while pos > 0:
-        start = max(0, pos - BLOCK_SIZE)
-        buf = os.pread(fd, pos - start, start) + buf
-        pos = start
-        parts = buf.split(b"\n")
-        buf = parts[0]  # may continue in the previous block
-        for part in reversed(parts[1:]):
-            line_start = cursor - len(part)
-            yield line_start, part
-            cursor = line_start - 1
-    yield 0, buf
-
-
-def _first_keyed_record(fh, pos: int, hi: int, key: Callable[[dict], Any]) -> tuple[int, int, Any] | None:
-    """(start, end, key) of the first parseable record with a key on a line
-    starting in [pos, hi)."""
-    if pos > 0:
-        fh.seek(pos - 1)
-        start = pos - 1 + len(fh.readline())
-    else:
-        fh.seek(0)
-        start = 0
-    while start < hi:
-        raw = fh.readline()
-        if not raw or not raw.endswith(b"\n"):
-            return None
-        end = start + len(raw)
-        try:
-            record = fs.loads_json(raw)
-        except (ValueError, RecursionError):
-            record = None
-        if isinstance(record, dict):
-            value = key(record)
-            if value is not None:
-                return start, end, value
-        start = end
-    return None

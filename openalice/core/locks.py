@@ -121,7 +121,7 @@ def _flock(key: str, blocking: bool, deadline: float | None,
     try:
         fd = flock.open_lock_file(key) if opener is None else opener()
     except OSError as exc:
-        from .fs import explain_os_error  # fs builds on this module
+        from .fs import explain_os_error  # lazy: core.fs imports this module (a cycle at import time)
 
         raise explain_os_error(exc, key) from None
     try:

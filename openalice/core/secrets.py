@@ -100,8 +100,8 @@ def _signals_held() -> Iterator[None]:
     """Hold back the signals a person or a service manager sends while a
     secret is written, so they cannot end the process between the temp file
     and its rename (they are delivered when the block ends)."""
-    import signal
-    import threading
+    import signal  # lazy: signal and threading cost start-up; only a secret write needs them
+    import threading  # lazy: as signal
 
     if (not hasattr(signal, "pthread_sigmask")
             or threading.current_thread() is not threading.main_thread()):

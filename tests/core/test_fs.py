@@ -223,8 +223,8 @@ def test_the_next_writer_of_a_directory_removes_temps_whose_writer_is_gone(tmp_p
 def test_the_sweep_runs_once_per_process_and_directory(tmp_path, monkeypatch):
     fs._swept.clear()
     calls = []
-    real = fs._sweep_fd
-    monkeypatch.setattr(fs, "_sweep_fd", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = fs.temps._sweep_fd
+    monkeypatch.setattr(fs.temps, "_sweep_fd", lambda *a, **k: calls.append(1) or real(*a, **k))
     for i in range(5):
         fs.atomic_write_json(tmp_path / "a" / "x.json", {"i": i})
         fs.atomic_write_json(tmp_path / "b" / "x.json", {"i": i})
@@ -276,13 +276,13 @@ def test_new_files_under_a_home_are_private_whatever_the_umask(tmp_path, monkeyp
     home = tmp_path / "openalice"
     monkeypatch.setenv("OPENALICE_HOME", str(home))
     old = os.umask(0)
-    fs._umask_cache = None
+    fs.writes._umask_cache = None
     try:
         fs.atomic_write_json(home / "state" / "x.json", {})
         fs.atomic_write_json(tmp_path / "elsewhere" / "y.json", {})
     finally:
         os.umask(old)
-        fs._umask_cache = None
+        fs.writes._umask_cache = None
     assert stat.S_IMODE((home / "state" / "x.json").stat().st_mode) == 0o600
     assert stat.S_IMODE((home / "state").stat().st_mode) == 0o700
     assert stat.S_IMODE((tmp_path / "elsewhere" / "y.json").stat().st_mode) == 0o666

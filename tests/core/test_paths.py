@@ -143,7 +143,7 @@ def test_a_parent_swapped_for_a_link_before_its_open_is_refused(root, tmp_path, 
             swapped.append(1)
         return real_open(path, flags, mode, dir_fd=dir_fd)
 
-    monkeypatch.setattr(paths.os, "open", swapping_open)
+    monkeypatch.setattr(os, "open", swapping_open)
     with pytest.raises(PathEscape):
         read(root, "reports/a.md")
     assert swapped
@@ -163,7 +163,7 @@ def test_a_parent_swapped_after_its_open_still_reads_the_directory_it_opened(roo
             os.symlink(outside, root / "reports")
         return fd
 
-    monkeypatch.setattr(paths.os, "open", swap_after)
+    monkeypatch.setattr(os, "open", swap_after)
     assert read(root, "reports/a.md") == b"# A\n"
 
 

@@ -36,113 +36,149 @@ ALLOWED = {"alice-schedule health --json": {"shutil"}}
 
 PINNED = {
     'alice workspace list --json':
-        "cli.alice cli.alice_workspace core.flock core.fs core.homes core.locks core.paths "
-        "core.records workspaces workspaces.access workspaces.registry",
+        "cli.alice cli.alice_workspace core.beneath core.flock core.fs core.fs.codec "
+        "core.fs.directories core.fs.explain core.fs.locked core.fs.moves core.fs.reads "
+        "core.fs.temps core.fs.writes core.homes core.locks core.paths core.records workspaces "
+        "workspaces.access workspaces.registry",
     'alice workspace show ws0 --json':
-        "cli.alice cli.alice_workspace core.flock core.fs core.homes core.locks core.paths "
-        "core.records workspaces workspaces.access workspaces.registry",
+        "cli.alice cli.alice_workspace core.beneath core.flock core.fs core.fs.codec "
+        "core.fs.directories core.fs.explain core.fs.locked core.fs.moves core.fs.reads "
+        "core.fs.temps core.fs.writes core.homes core.locks core.paths core.records workspaces "
+        "workspaces.access workspaces.registry",
     'alice issue list':
-        "cli.alice cli.alice_issue cli.alice_issue_args cli.alice_issue_text core.clock "
-        "core.cron core.flock core.frontmatter core.frontmatter.flow core.frontmatter.model "
-        "core.frontmatter.parser core.frontmatter.quoted core.frontmatter.reader "
-        "core.frontmatter.scalars core.frontmatter.values core.frontmatter.writer core.fs "
-        "core.homes core.locks core.paths core.records core.zones issues issues.board "
-        "issues.declaration models models.ladder issues.reader issues.schedule issues.views workspaces "
+        "cli.alice cli.alice_issue cli.alice_issue_args cli.alice_issue_text core.beneath "
+        "core.clock core.cron core.flock core.frontmatter core.frontmatter.flow "
+        "core.frontmatter.model core.frontmatter.parser core.frontmatter.quoted "
+        "core.frontmatter.reader core.frontmatter.scalars core.frontmatter.values "
+        "core.frontmatter.writer core.fs core.fs.codec core.fs.directories core.fs.explain "
+        "core.fs.locked core.fs.moves core.fs.reads core.fs.temps core.fs.writes core.homes "
+        "core.locks core.paths core.records core.zones issues issues.board issues.declaration "
+        "issues.reader issues.schedule issues.views models models.ladder workspaces "
         "workspaces.access workspaces.registry",
     'alice issue list --json':
-        "cli.alice cli.alice_issue cli.alice_issue_args cli.alice_issue_text core.clock "
-        "core.cron core.flock core.frontmatter core.frontmatter.flow core.frontmatter.model "
-        "core.frontmatter.parser core.frontmatter.quoted core.frontmatter.reader "
-        "core.frontmatter.scalars core.frontmatter.values core.frontmatter.writer core.fs "
-        "core.homes core.locks core.paths core.records core.zones issues issues.board "
-        "issues.declaration models models.ladder issues.reader issues.schedule issues.views workspaces "
+        "cli.alice cli.alice_issue cli.alice_issue_args cli.alice_issue_text core.beneath "
+        "core.clock core.cron core.flock core.frontmatter core.frontmatter.flow "
+        "core.frontmatter.model core.frontmatter.parser core.frontmatter.quoted "
+        "core.frontmatter.reader core.frontmatter.scalars core.frontmatter.values "
+        "core.frontmatter.writer core.fs core.fs.codec core.fs.directories core.fs.explain "
+        "core.fs.locked core.fs.moves core.fs.reads core.fs.temps core.fs.writes core.homes "
+        "core.locks core.paths core.records core.zones issues issues.board issues.declaration "
+        "issues.reader issues.schedule issues.views models models.ladder workspaces "
         "workspaces.access workspaces.registry",
     'alice issue show {ISSUE} --json':
-        "cli.alice cli.alice_issue cli.alice_issue_args cli.alice_issue_text core.clock "
-        "core.cron core.flock core.frontmatter core.frontmatter.flow core.frontmatter.model "
-        "core.frontmatter.parser core.frontmatter.quoted core.frontmatter.reader "
-        "core.frontmatter.scalars core.frontmatter.values core.frontmatter.writer core.fs "
-        "core.homes core.locks core.paths core.records core.zones issues issues.comments "
-        "issues.declaration models models.ladder issues.reader issues.schedule issues.views workspaces "
-        "workspaces.access workspaces.registry",
+        "cli.alice cli.alice_issue cli.alice_issue_args cli.alice_issue_text core.beneath "
+        "core.clock core.cron core.flock core.frontmatter core.frontmatter.flow "
+        "core.frontmatter.model core.frontmatter.parser core.frontmatter.quoted "
+        "core.frontmatter.reader core.frontmatter.scalars core.frontmatter.values "
+        "core.frontmatter.writer core.fs core.fs.codec core.fs.directories core.fs.explain "
+        "core.fs.locked core.fs.moves core.fs.reads core.fs.temps core.fs.writes core.homes "
+        "core.locks core.paths core.records core.zones issues issues.comments "
+        "issues.declaration issues.reader issues.schedule issues.views models models.ladder "
+        "workspaces workspaces.access workspaces.registry",
     'alice issue board --json':
-        "cli.alice cli.alice_issue cli.alice_issue_args cli.alice_issue_text core.clock "
-        "core.cron core.flock core.frontmatter core.frontmatter.flow core.frontmatter.model "
-        "core.frontmatter.parser core.frontmatter.quoted core.frontmatter.reader "
-        "core.frontmatter.scalars core.frontmatter.values core.frontmatter.writer core.fs "
-        "core.homes core.locks core.paths core.records core.zones issues issues.board "
-        "issues.declaration models models.ladder issues.reader issues.schedule issues.views workspaces "
+        "cli.alice cli.alice_issue cli.alice_issue_args cli.alice_issue_text core.beneath "
+        "core.clock core.cron core.flock core.frontmatter core.frontmatter.flow "
+        "core.frontmatter.model core.frontmatter.parser core.frontmatter.quoted "
+        "core.frontmatter.reader core.frontmatter.scalars core.frontmatter.values "
+        "core.frontmatter.writer core.fs core.fs.codec core.fs.directories core.fs.explain "
+        "core.fs.locked core.fs.moves core.fs.reads core.fs.temps core.fs.writes core.homes "
+        "core.locks core.paths core.records core.zones issues issues.board issues.declaration "
+        "issues.reader issues.schedule issues.views models models.ladder workspaces "
         "workspaces.access workspaces.registry",
     'alice-inbox list --json':
-        "cli.inbox cli.inbox_text cli.inbox_verbs core.flock core.fs core.homes core.jsonl "
-        "core.locks core.paths core.records inbox inbox.files inbox.push inbox.query "
-        "inbox.readstate inbox.readstate.document inbox.readstate.marks inbox.references "
-        "inbox.store",
+        "cli.inbox cli.inbox_text cli.inbox_verbs core.beneath core.flock core.fs core.fs.codec "
+        "core.fs.directories core.fs.explain core.fs.locked core.fs.moves core.fs.reads "
+        "core.fs.temps core.fs.writes core.homes core.jsonl core.jsonl_lines core.locks "
+        "core.paths core.records inbox inbox.files inbox.push inbox.query inbox.readstate "
+        "inbox.readstate.document inbox.readstate.marks inbox.references inbox.store",
     'alice-inbox list --limit 20':
-        "cli.inbox cli.inbox_text cli.inbox_verbs core.clock core.flock core.fs core.homes "
-        "core.jsonl core.locks core.paths core.records inbox inbox.files inbox.push inbox.query "
+        "cli.inbox cli.inbox_text cli.inbox_verbs core.beneath core.clock core.flock core.fs "
+        "core.fs.codec core.fs.directories core.fs.explain core.fs.locked core.fs.moves "
+        "core.fs.reads core.fs.temps core.fs.writes core.homes core.jsonl core.jsonl_lines "
+        "core.locks core.paths core.records inbox inbox.files inbox.push inbox.query "
         "inbox.readstate inbox.readstate.document inbox.readstate.marks inbox.references "
         "inbox.store",
     'alice-inbox count --json':
-        "cli.inbox cli.inbox_text cli.inbox_verbs core.flock core.fs core.homes core.jsonl "
-        "core.locks core.paths core.records inbox inbox.files inbox.push inbox.query "
-        "inbox.readstate inbox.readstate.document inbox.readstate.marks inbox.references "
-        "inbox.store",
+        "cli.inbox cli.inbox_text cli.inbox_verbs core.beneath core.flock core.fs core.fs.codec "
+        "core.fs.directories core.fs.explain core.fs.locked core.fs.moves core.fs.reads "
+        "core.fs.temps core.fs.writes core.homes core.jsonl core.jsonl_lines core.locks "
+        "core.paths core.records inbox inbox.files inbox.push inbox.query inbox.readstate "
+        "inbox.readstate.document inbox.readstate.marks inbox.references inbox.store",
     'alice-inbox show {ENTRY} --json':
-        "cli.inbox cli.inbox_text cli.inbox_verbs core.flock core.fs core.homes core.jsonl "
-        "core.locks core.paths core.records inbox inbox.files inbox.push inbox.query "
-        "inbox.readstate inbox.readstate.document inbox.readstate.marks inbox.references "
-        "inbox.store workspaces workspaces.access workspaces.registry",
+        "cli.inbox cli.inbox_text cli.inbox_verbs core.beneath core.flock core.fs core.fs.codec "
+        "core.fs.directories core.fs.explain core.fs.locked core.fs.moves core.fs.reads "
+        "core.fs.temps core.fs.writes core.homes core.jsonl core.jsonl_lines core.locks "
+        "core.paths core.records inbox inbox.files inbox.push inbox.query inbox.readstate "
+        "inbox.readstate.document inbox.readstate.marks inbox.references inbox.store workspaces "
+        "workspaces.access workspaces.registry",
     'alice journal':
-        "cli.alice cli.alice_journal core.flock core.fs core.homes core.jsonl core.locks "
+        "cli.alice cli.alice_journal core.beneath core.flock core.fs core.fs.codec "
+        "core.fs.directories core.fs.explain core.fs.locked core.fs.moves core.fs.reads "
+        "core.fs.temps core.fs.writes core.homes core.jsonl core.jsonl_lines core.locks "
         "core.paths core.records journal journal.counts journal.reader journal.recorder "
         "journal.registry",
     'alice journal --json':
-        "cli.alice cli.alice_journal core.flock core.fs core.homes core.jsonl core.locks "
+        "cli.alice cli.alice_journal core.beneath core.flock core.fs core.fs.codec "
+        "core.fs.directories core.fs.explain core.fs.locked core.fs.moves core.fs.reads "
+        "core.fs.temps core.fs.writes core.homes core.jsonl core.jsonl_lines core.locks "
         "core.paths core.records journal journal.counts journal.reader journal.recorder "
         "journal.registry",
     'alice journal --after-seq {SEQ} --json':
-        "cli.alice cli.alice_journal core.flock core.fs core.homes core.jsonl core.locks "
+        "cli.alice cli.alice_journal core.beneath core.flock core.fs core.fs.codec "
+        "core.fs.directories core.fs.explain core.fs.locked core.fs.moves core.fs.reads "
+        "core.fs.temps core.fs.writes core.homes core.jsonl core.jsonl_lines core.locks "
         "core.paths core.records journal journal.counts journal.reader journal.recorder "
         "journal.registry",
     'alice-schedule runs --json':
-        "cli.schedule cli.schedule_runs core.clock core.flock core.fs core.homes core.jsonl "
-        "core.locks core.paths core.records runs runs.tasks",
+        "cli.schedule cli.schedule_runs core.beneath core.clock core.flock core.fs core.fs.codec "
+        "core.fs.directories core.fs.explain core.fs.locked core.fs.moves core.fs.reads "
+        "core.fs.temps core.fs.writes core.homes core.jsonl core.jsonl_lines core.locks "
+        "core.paths core.records runs runs.tasks",
     'alice-schedule health --json':
         "agents agents.base agents.claude agents.registry cli.schedule cli.schedule_health "
-        "core.clock core.cron core.flock "
-        "core.frontmatter core.frontmatter.flow core.frontmatter.model core.frontmatter.parser "
-        "core.frontmatter.quoted core.frontmatter.reader core.frontmatter.scalars "
-        "core.frontmatter.values core.frontmatter.writer core.fs core.homes core.jsonl "
-        "core.locks core.paths core.records core.secrets core.tools core.zones credentials "
-        "credentials.vault credentials.wires issues issues.declaration models models.ladder issues.reader "
-        "preferences preferences.settings runs runs.tasks schedule "
-        "schedule.address schedule.cursors schedule.due schedule.health schedule.readiness "
-        "sessions sessions.binding sessions.resolve sessions.store workspaces workspaces.access "
-        "workspaces.registry",
+        "core.beneath core.clock core.cron core.flock core.frontmatter core.frontmatter.flow "
+        "core.frontmatter.model core.frontmatter.parser core.frontmatter.quoted "
+        "core.frontmatter.reader core.frontmatter.scalars core.frontmatter.values "
+        "core.frontmatter.writer core.fs core.fs.codec core.fs.directories core.fs.explain "
+        "core.fs.locked core.fs.moves core.fs.reads core.fs.temps core.fs.writes core.homes "
+        "core.jsonl core.jsonl_lines core.locks core.paths core.records core.secrets "
+        "core.tools core.zones credentials credentials.vault credentials.wires issues "
+        "issues.declaration issues.reader models models.ladder preferences "
+        "preferences.settings runs runs.tasks schedule schedule.address schedule.cursors "
+        "schedule.due schedule.health schedule.readiness sessions sessions.binding "
+        "sessions.resolve sessions.store workspaces workspaces.access workspaces.registry",
     'harness-adapter list --json':
         "adapters adapters.catalog adapters.effective adapters.envfile adapters.invoke "
-        "adapters.models adapters.state cli.adapter cli.adapter_verbs core.clock "
-        "core.ecma_regex core.flock core.fs core.homes core.locks core.paths core.records "
-        "core.redact core.resources "
-        "core.schema core.schema.applicators core.schema.arrays core.schema.compiler "
-        "core.schema.instances core.schema.limits core.schema.nodes core.schema.objects "
-        "core.schema.refs core.schema.report core.schema.strings core.schema.validator core.secrets",
+        "adapters.models adapters.state cli.adapter cli.adapter_verbs core.beneath core.clock "
+        "core.ecma_regex core.flock core.fs core.fs.codec core.fs.directories core.fs.explain "
+        "core.fs.locked core.fs.moves core.fs.reads core.fs.temps core.fs.writes core.homes "
+        "core.locks core.paths core.records core.redact core.resources core.schema "
+        "core.schema.applicators core.schema.arrays core.schema.compiler core.schema.instances "
+        "core.schema.limits core.schema.nodes core.schema.objects core.schema.refs "
+        "core.schema.report core.schema.strings core.schema.validator core.secrets",
     'alice session list --json':
-        "cli.alice cli.alice_session core.clock core.flock core.fs core.homes core.locks "
-        "core.paths core.records sessions sessions.binding sessions.resolve sessions.store workspaces "
-        "workspaces.access workspaces.registry",
+        "cli.alice cli.alice_session core.beneath core.clock core.flock core.fs core.fs.codec "
+        "core.fs.directories core.fs.explain core.fs.locked core.fs.moves core.fs.reads "
+        "core.fs.temps core.fs.writes core.homes core.locks core.paths core.records sessions "
+        "sessions.binding sessions.resolve sessions.store workspaces workspaces.access "
+        "workspaces.registry",
     'alice settings show --json':
-        "cli.alice cli.alice_settings core.flock core.fs core.homes core.locks core.paths "
-        "core.records core.secrets models models.ladder preferences preferences.settings workspaces "
+        "cli.alice cli.alice_settings core.beneath core.flock core.fs core.fs.codec "
+        "core.fs.directories core.fs.explain core.fs.locked core.fs.moves core.fs.reads "
+        "core.fs.temps core.fs.writes core.homes core.locks core.paths core.records "
+        "core.secrets models models.ladder preferences preferences.settings workspaces "
         "workspaces.access workspaces.registry",
     'alice credential list --json':
-        "cli.alice cli.alice_credential core.clock core.flock core.fs core.homes core.locks "
-        "core.paths core.secrets credentials credentials.vault credentials.wires models models.ladder",
+        "cli.alice cli.alice_credential core.beneath core.clock core.flock core.fs "
+        "core.fs.codec core.fs.directories core.fs.explain core.fs.locked core.fs.moves "
+        "core.fs.reads core.fs.temps core.fs.writes core.homes core.locks core.paths "
+        "core.secrets credentials credentials.vault credentials.wires models models.ladder",
     'alice models list --json':
-        "cli.alice cli.alice_models core.clock core.flock core.fs core.homes core.locks "
-        "core.paths core.records core.resources core.secrets credentials credentials.catalog "
-        "credentials.vault credentials.wires models models.ladder models.semantics",
+        "cli.alice cli.alice_models core.beneath core.clock core.flock core.fs core.fs.codec "
+        "core.fs.directories core.fs.explain core.fs.locked core.fs.moves core.fs.reads "
+        "core.fs.temps core.fs.writes core.homes core.locks core.paths core.records "
+        "core.resources core.secrets credentials credentials.catalog credentials.vault "
+        "credentials.wires models models.ladder models.semantics",
 }
 
 

@@ -39,7 +39,7 @@ class Receipt:
                 "version": self.version, "commit": self.commit}
 
     def encoded(self) -> bytes:
-        return (json.dumps(self.to_json(), indent=2) + "\n").encode("utf-8")
+        return fs.dump_json(self.to_json()).encode("utf-8")
 
 
 def _bad_receipt(path, reason: str, field_name: str | None = None) -> InvalidInput:
