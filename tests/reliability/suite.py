@@ -325,11 +325,12 @@ def parent_swapped(root: Path, outside: Path):
         swapper.stdout.close()
 
 
-def race_attempts(attempts: int, both_seen):
-    """At least ``attempts`` reads, and more (up to 20 times as many) until
-    ``both_seen()``: on a loaded machine the swapper may sit in one state for a while."""
-    done = 0
-    while done < attempts or (not both_seen() and done < 20 * attempts):
+def race_attempts(attempts: int, both_seen, *, patience: float = 60.0):
+    """At least ``attempts`` reads, and more until ``both_seen()`` (up to 20 times
+    as many, or for ``patience`` seconds): on a loaded machine the swapper may get
+    no core, and so sit in one state, for a long while."""
+    done, deadline = 0, time.monotonic() + patience
+    while done < attempts or (not both_seen() and (done < 20 * attempts or time.monotonic() < deadline)):
         done += 1
         yield done
 
