@@ -380,6 +380,7 @@ def atomic_write_bytes(path: os.PathLike | str, data: bytes, *, mode: int | None
     (:class:`core.paths.Root`); missing directories are made with ``dir_mode``.
     """
     with _directory_of(path, root, dir_mode) as (directory, name, target):
+        _sweep_once(directory)   # before the rename: a kill right after it must not skip the sweep
         if mode is None:
             mode = _kept_mode(directory, name, target)
         tmp = None
@@ -405,7 +406,6 @@ def atomic_write_bytes(path: os.PathLike | str, data: bytes, *, mode: int | None
                 _unlink_quietly(tmp, directory)
         if durable:
             _fsync_fd(directory.fd)
-        _sweep_once(directory)
 
 
 def atomic_write_text(path: os.PathLike | str, text: str, **kwargs: Any) -> None:
@@ -441,6 +441,7 @@ def atomic_write_many(items: list[tuple[os.PathLike | str, bytes]], *, dir_mode:
             key = os.fspath(target.parent)
             if key not in directories:
                 directories[key] = _open_directory(path, root, dir_mode)[0]
+                _sweep_once(directories[key])   # before any rename (see atomic_write_bytes)
             directory = directories[key]
             mode = _kept_mode(directory, target.name, target)
             try:
@@ -466,7 +467,6 @@ def atomic_write_many(items: list[tuple[os.PathLike | str, bytes]], *, dir_mode:
                 after_each(n)
         for directory in directories.values():
             _fsync_fd(directory.fd)
-            _sweep_once(directory)
     finally:
         for tmp, _name, directory, _target in staged:
             if tmp:
@@ -547,6 +547,7 @@ def create_exclusive(path: os.PathLike | str, data: bytes, *, mode: int = 0o644,
     half-written file and an existing one is never replaced.
     """
     with _directory_of(path, root, dir_mode) as (directory, name, target):
+        _sweep_once(directory)   # before the link (see atomic_write_bytes)
         tmp = None
         try:
             fd, tmp = _temp_at(directory, name)
@@ -567,7 +568,6 @@ def create_exclusive(path: os.PathLike | str, data: bytes, *, mode: int = 0o644,
             if tmp is not None:
                 _unlink_quietly(tmp, directory)
         _fsync_fd(directory.fd)
-        _sweep_once(directory)
         return True
 
 
@@ -576,15 +576,14 @@ def remove_file(path: os.PathLike | str, *, root: os.PathLike | str | None = Non
     abandoned temp files go too (the next-writer sweep)."""
     try:
         with _directory_of(path, root, None) as (directory, name, target):
+            _sweep_once(directory)   # before the unlink (see atomic_write_bytes)
             try:
                 os.unlink(name, dir_fd=directory.fd)
             except FileNotFoundError:
-                _sweep_once(directory)
                 return False
             except OSError as exc:
                 raise OperationalError(f"cannot remove: {exc.strerror}", file=target) from exc
             _fsync_fd(directory.fd)
-            _sweep_once(directory)
             return True
     except FileNotFoundError:
         return False
@@ -849,7 +848,11 @@ def _sweep_fd(fd: int, *, older_than: float, now: float, target: str | None = No
 
 
 def _sweep_once(directory: Root) -> None:
-    """The next-writer sweep: once per process and directory."""
+    """The next-writer sweep: once per process and directory, before the
+    process's first change there.  After it would leave a hole: a writer
+    killed between its rename and its sweep has made its change (a record
+    now ``done``, say) and no one may write that directory again, so the
+    temp of the writer killed before it would stay for good."""
     try:
         st = os.fstat(directory.fd)
     except OSError:
