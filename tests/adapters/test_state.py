@@ -122,6 +122,8 @@ print("ready", flush=True)
 for i in range(rounds):
     for adapter_id in ids:
         state.set_enabled(adapter_id, i % 2 == 0)
+    if i == 0:
+        print("writing", flush=True)   # one round written: the file exists, the loop goes on
 for adapter_id in ids:
     state.set_enabled(adapter_id, final)
 """
@@ -152,11 +154,14 @@ def test_sigkill_mid_write_leaves_a_whole_state_file():
         p = subprocess.Popen([sys.executable, "-c", _LOOP, str(REPO), "codex,claude,pi", "100000", "on"],
                              stdout=subprocess.PIPE, text=True)
         assert p.stdout.readline().strip() == "ready"
-        # The kill must land at an arbitrary point of the write loop, so this
-        # waits a random few milliseconds (nothing is being timed).
-        time.sleep(rng.uniform(0.005, 0.05))
+        # The kill lands inside the write loop whatever the machine's load: the
+        # child says when its first round is written (so the file exists and
+        # it is writing), then a random few milliseconds pass (nothing is
+        # being timed) so the kill falls at an arbitrary point of a write.
+        assert p.stdout.readline().strip() == "writing"
+        time.sleep(rng.uniform(0.0, 0.02))
         p.send_signal(signal.SIGKILL)
-        p.wait()
+        assert p.wait() == -signal.SIGKILL      # killed in the loop, never finished on its own
         p.stdout.close()
         if path.exists():
             document = json.loads(path.read_text())  # always parses

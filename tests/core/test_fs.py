@@ -407,3 +407,65 @@ def test_a_temp_whose_pid_now_belongs_to_a_younger_process_is_abandoned(tmp_path
     finally:
         younger.kill()
         younger.wait()
+
+
+class _KilledAfterRename(BaseException):
+    """Stands for a SIGKILL landing after a write's rename (in its directory fsync)."""
+
+
+@pytest.mark.parametrize("write", ["atomic_write_json", "atomic_write_many", "create_exclusive",
+                                   "remove_file"])
+def test_a_writer_killed_right_after_its_change_has_swept_the_directory_already(tmp_path, monkeypatch,
+                                                                                 write):
+    # The scan writer's leftovers (docs/reliability.md): a writer killed while
+    # writing a record `done` leaves its temp; the next process renames `done`
+    # into place and is killed in the directory fsync after the rename.  No one
+    # writes that directory again, so its first change must sweep first.
+    directory = tmp_path / "task"
+    directory.mkdir()
+    (directory / "task.json").write_text('{"status": "running"}\n')
+    gone = temp_of(directory, "task.json", dead_pid())
+    fs._swept.clear()
+
+    def killed(_fd):
+        raise _KilledAfterRename
+
+    monkeypatch.setattr(fs, "_fsync_fd", killed)
+    target = directory / ("task.json" if write != "create_exclusive" else "new.json")
+    with pytest.raises(_KilledAfterRename):
+        if write == "atomic_write_json":
+            fs.atomic_write_json(target, {"status": "done"})
+        elif write == "atomic_write_many":
+            fs.atomic_write_many([(target, b'{"status": "done"}\n')])
+        elif write == "create_exclusive":
+            fs.create_exclusive(target, b"{}\n")
+        else:
+            fs.remove_file(target)
+    assert not gone.exists()
+    assert [p.name for p in directory.iterdir() if p.name.startswith(fs.TEMP_PREFIX)] == []
+
+
+def test_sweep_once_removes_only_abandoned_temps_and_only_once(tmp_path, monkeypatch):
+    directory = tmp_path / "d"
+    directory.mkdir()
+    gone = temp_of(directory, "log.jsonl", dead_pid())           # its writer was killed
+    live = temp_of(directory, "log.jsonl", os.getppid())         # a writer in flight
+    mine = temp_of(directory, "log.jsonl", os.getpid())          # this process's own
+    other_host = directory / f"{fs.TEMP_PREFIX}log.jsonl.{dead_pid()}.zzzz.0123abcd"
+    other_host.write_text("x")                                   # another host: only age decides
+    old = temp_of(directory, "x.json", os.getppid())
+    past = time.time() - fs.TEMP_MAX_AGE - 1
+    os.utime(old, (past, past))                                  # an hour old: abandoned whoever wrote it
+    (directory / "not-a-temp").write_text("kept")
+    (directory / f"{fs.TEMP_PREFIX}adir").mkdir()                # only regular files are temps
+    fs._swept.clear()
+    fs.sweep_once(directory)
+    assert sorted(p.name for p in directory.iterdir()) == sorted(
+        [live.name, mine.name, other_host.name, "not-a-temp", f"{fs.TEMP_PREFIX}adir"])
+    again = temp_of(directory, "log.jsonl", dead_pid())
+    fs.sweep_once(directory)                                     # once per process and directory
+    assert again.exists()
+    fs.sweep_once(directory / "missing")                         # a missing directory: nothing
+    fs._swept.clear()
+    fs.sweep_once(directory)                                     # a fresh process sweeps again
+    assert not again.exists() and live.exists() and mine.exists()

@@ -11,14 +11,17 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
 from openalice.core import proc
-from tests.harness.helpers import git, needs_git
+from tests.harness.helpers import GIT_ENV, git, needs_git
 from tests.helpers.schemas import conforms
 
 from .conftest import APP
@@ -422,3 +425,85 @@ def test_too_old_a_git_is_refused(template, tmp_path, monkeypatch):
     assert not (tmp_path / "old").exists()
     monkeypatch.setattr(gitcommand, "_version", None)
     assert gitmod.version() >= (2, 38)
+
+
+# -- git's own lock files ---------------------------------------------------------------------------------
+
+def killed_git_leaves_index_lock(root: Path) -> Path:
+    """A real git killed while it holds ``index.lock`` (its editor kills it): the lock stays."""
+    r = subprocess.run(["git", "-C", str(root), "-c", "core.editor=kill -9 $PPID #", "commit", "-a",
+                        "--allow-empty"],
+                       capture_output=True, text=True, env={**os.environ, **GIT_ENV})
+    assert r.returncode != 0, r
+    lock = root / ".git" / "index.lock"
+    assert lock.exists(), r
+    return lock
+
+
+def test_a_git_lock_left_by_a_killed_git_is_removed_under_the_checkout_lease(cli, template, tmp_path):
+    root = create(cli, template, tmp_path)
+    plan = preview(cli, root)
+    lock = killed_git_leaves_index_lock(root)
+    ref_lock = root / ".git" / "refs" / "openalice" / "source" / "incoming.lock"
+    ref_lock.write_text("0" * 40 + "\n")                   # a fetch killed in its ref update
+    again = cli("alice-harness", "source", "preview", "--json", cwd=root)
+    assert again.returncode == 0, again                      # recovered, then fetched
+    [recovered] = conforms("harness-source-upgrade", again.json())["recovered"]
+    assert recovered == {"owner": "harness-source", "outcome": "git_lock_removed", "digest": None,
+                         "paths": [".git/index.lock", ".git/refs/openalice/source/incoming.lock"]}
+    assert not lock.exists() and not ref_lock.exists()
+    lock = killed_git_leaves_index_lock(root)               # and again, before the apply itself
+    done = apply(cli, root, plan["digest"])
+    assert done["action"] == "applied" and done["recovered"][0]["paths"] == [".git/index.lock"]
+    assert not lock.exists() and (root / "NEWS.md").exists()
+    fact = [f for f in facts(cli, "harness.recovered") if f["outcome"] == "git_lock_removed"]
+    assert [f["files"] for f in fact] == [[".git/index.lock"],         # newest first
+                                          [".git/index.lock", ".git/refs/openalice/source/incoming.lock"]]
+
+
+def test_a_git_lock_a_live_git_holds_is_never_removed(cli, template, tmp_path):
+    root = create(cli, template, tmp_path)
+    plan = preview(cli, root)
+    before = snapshot(root)
+    # The person's own `git commit`, its editor open: git holds index.lock meanwhile.
+    editor = subprocess.Popen(["git", "-C", str(root), "-c", "core.editor=sleep 120 #", "commit", "-a",
+                               "--allow-empty"],
+                              env={**os.environ, **GIT_ENV}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              start_new_session=True)
+    lock = root / ".git" / "index.lock"
+    try:
+        for _ in range(500):
+            if lock.exists():
+                break
+            time.sleep(0.01)
+        assert lock.exists()
+        os.utime(lock, (time.time() - 7200, time.time() - 7200))   # old: age alone proves nothing
+        r = apply(cli, root, plan["digest"], expect=3)
+        assert r["error"]["code"] == "git_locked" and r["error"]["file"] == str(lock), r
+        assert "remove" in r["error"]["message"] and "Traceback" not in json.dumps(r)
+        text = cli("alice-harness", "source", "apply", "--digest", plan["digest"], cwd=root)
+        assert text.returncode == 3 and str(lock) in text.stderr and "Traceback" not in text.stderr, text
+        assert lock.exists() and snapshot(root) == before
+        assert [f for f in facts(cli, "harness.recovered") if f["outcome"] == "git_lock_removed"] == []
+    finally:
+        os.killpg(editor.pid, signal.SIGKILL)                # now it is a killed git's lock
+        editor.wait()
+    assert lock.exists()
+    assert apply(cli, root, plan["digest"])["action"] == "applied" and not lock.exists()
+
+
+def test_outside_the_lease_a_git_lock_is_named_with_how_to_proceed(tmp_path):
+    from openalice.core import git as core_git
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    lock = root / ".git" / "index.lock"
+    lock.write_text("")
+    (root / "a.txt").write_text("a\n")
+    with pytest.raises(core_git.GitLocked) as caught:
+        core_git.commit_paths(root, ["a.txt"], "a")
+    error = caught.value
+    assert error.exit_code == 3 and error.code == "git_locked" and error.file == str(lock)
+    assert f"remove {lock}" in error.message and lock.exists()
+    assert isinstance(error, core_git.GitError)              # callers that roll back on a git failure still do

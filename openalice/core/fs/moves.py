@@ -17,15 +17,14 @@ def remove_file(path: os.PathLike | str, *, root: os.PathLike | str | None = Non
     abandoned temp files go too (the next-writer sweep)."""
     try:
         with _directory_of(path, root, None) as (directory, name, target):
+            _sweep_once(directory)   # before the unlink (see atomic_write_bytes)
             try:
                 os.unlink(name, dir_fd=directory.fd)
             except FileNotFoundError:
-                _sweep_once(directory)
                 return False
             except OSError as exc:
                 raise OperationalError(f"cannot remove: {exc.strerror}", file=target) from exc
             _fsync_fd(directory.fd)
-            _sweep_once(directory)
             return True
     except FileNotFoundError:
         return False

@@ -194,7 +194,11 @@ def _sweep_fd(fd: int, *, older_than: float, now: float, target: str | None = No
 
 
 def _sweep_once(directory: Root) -> None:
-    """The next-writer sweep: once per process and directory."""
+    """The next-writer sweep: once per process and directory, before the
+    process's first change there.  After it would leave a hole: a writer
+    killed between its rename and its sweep has made its change (a record
+    now ``done``, say) and no one may write that directory again, so the
+    temp of the writer killed before it would stay for good."""
     try:
         st = os.fstat(directory.fd)
     except OSError:

@@ -73,6 +73,7 @@ def atomic_write_bytes(path: os.PathLike | str, data: bytes, *, mode: int | None
     (:class:`core.paths.Root`); missing directories are made with ``dir_mode``.
     """
     with _directory_of(path, root, dir_mode) as (directory, name, target):
+        _sweep_once(directory)   # before the rename: a kill right after it must not skip the sweep
         if mode is None:
             mode = _kept_mode(directory, name, target)
         tmp = None
@@ -98,7 +99,6 @@ def atomic_write_bytes(path: os.PathLike | str, data: bytes, *, mode: int | None
                 _unlink_quietly(tmp, directory)
         if durable:
             _fsync_fd(directory.fd)
-        _sweep_once(directory)
 
 
 def atomic_write_text(path: os.PathLike | str, text: str, **kwargs: Any) -> None:
@@ -129,6 +129,7 @@ def atomic_write_many(items: list[tuple[os.PathLike | str, bytes]], *, dir_mode:
             key = os.fspath(target.parent)
             if key not in directories:
                 directories[key] = _open_directory(path, root, dir_mode)[0]
+                _sweep_once(directories[key])   # before any rename (see atomic_write_bytes)
             directory = directories[key]
             mode = _kept_mode(directory, target.name, target)
             try:
@@ -154,7 +155,6 @@ def atomic_write_many(items: list[tuple[os.PathLike | str, bytes]], *, dir_mode:
                 after_each(n)
         for directory in directories.values():
             _fsync_fd(directory.fd)
-            _sweep_once(directory)
     finally:
         for tmp, _name, directory, _target in staged:
             if tmp:
@@ -171,6 +171,7 @@ def create_exclusive(path: os.PathLike | str, data: bytes, *, mode: int = 0o644,
     half-written file and an existing one is never replaced.
     """
     with _directory_of(path, root, dir_mode) as (directory, name, target):
+        _sweep_once(directory)   # before the link (see atomic_write_bytes)
         tmp = None
         try:
             fd, tmp = _temp_at(directory, name)
@@ -191,5 +192,4 @@ def create_exclusive(path: os.PathLike | str, data: bytes, *, mode: int = 0o644,
             if tmp is not None:
                 _unlink_quietly(tmp, directory)
         _fsync_fd(directory.fd)
-        _sweep_once(directory)
         return True

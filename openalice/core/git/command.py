@@ -4,10 +4,11 @@ the installed git's version; the identity upgrade commits are authored as."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from typing import Mapping
 
-from ..errors import OperationalError
+from ..errors import Busy, OperationalError
 
 AUTHOR = ("OpenAlice", "launcher@local")
 TIMEOUT = 300.0
@@ -17,6 +18,30 @@ class GitError(OperationalError):
     """A git command failed (its last stderr line is the message)."""
 
     default_code = "git_failed"
+
+
+_UNABLE = re.compile(r"Unable to create '([^']+\.lock)': File exists")
+
+
+class GitLocked(GitError, Busy):
+    """git refused: one of its lock files exists (exit 3, code ``git_locked``, ``file`` the lock)."""
+
+    exit_code = Busy.exit_code
+    default_code = "git_locked"
+
+
+def locked_file(stderr: str) -> str | None:
+    """The lock file git's message says it could not create, else None."""
+    match = _UNABLE.search(stderr)
+    return match.group(1) if match else None
+
+
+def locked_error(root, command: str, lock: str, stderr: str) -> GitLocked:
+    where = f" in {root}" if root is not None else ""
+    return GitLocked(f"git {command} failed{where}: its lock file {lock} exists: a git process is working in "
+                     "this repository, or one was killed and left it. If no git is running there, remove "
+                     f"{lock} and run the command again", file=lock,
+                     details={"stderr": stderr, "hint": f"rm '{lock}' once no git runs in the repository"})
 
 
 def run(root: os.PathLike | str | None, *args: str, check: bool = True, input: bytes | None = None,
@@ -37,6 +62,9 @@ def run(root: os.PathLike | str | None, *args: str, check: bool = True, input: b
         raise GitError(f"git {args[0]} did not finish within {TIMEOUT:g} s") from None
     if check and proc.returncode != 0:
         detail = (proc.stderr or proc.stdout).decode("utf-8", "replace").strip().splitlines()
+        lock = locked_file("\n".join(detail))
+        if lock is not None:
+            raise locked_error(root, args[0], lock, "\n".join(detail[-20:]))
         raise GitError(f"git {args[0]} failed{f' in {root}' if root is not None else ''}: "
                        f"{detail[-1] if detail else 'exit ' + str(proc.returncode)}",
                        details={"stderr": "\n".join(detail[-20:])})

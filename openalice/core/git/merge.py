@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import fs
-from .command import AUTHOR, GitError, _author_env, _split_z, require_version, run
+from .command import AUTHOR, GitError, _author_env, _split_z, locked_error, locked_file, require_version, run
 from .commits import head, resolve_commit
 
 
@@ -109,8 +109,13 @@ def merge_no_commit(root: os.PathLike | str, commit: str, message: str) -> subpr
     """``git merge --no-ff --no-commit`` of ``commit``: the work tree and index hold the merge,
     MERGE_HEAD is set, nothing is committed.  Not checked: exit 1 is a conflict (or files in
     the way), which the caller aborts."""
-    return run(root, "merge", "-q", "--no-ff", "--no-commit", "--no-edit", "--no-autostash", "-m", message,
+    proc = run(root, "merge", "-q", "--no-ff", "--no-commit", "--no-edit", "--no-autostash", "-m", message,
                commit, check=False)
+    detail = (proc.stderr or b"").decode("utf-8", "replace").strip()
+    lock = locked_file(detail) if proc.returncode != 0 else None
+    if lock is not None:     # git took nothing: not a conflict, a lock someone holds (GitLocked, exit 3)
+        raise locked_error(root, "merge", lock, detail)
+    return proc
 
 
 def unmerged_paths(root: os.PathLike | str) -> list[str]:

@@ -74,6 +74,7 @@ def apply(ws, *, digest: str, now: datetime) -> tuple[Preview, Applied | None]:
                                "; nothing was changed (merge by hand: git merge "
                                f"{plan.commit[:12]}, or resolve upstream)", code="merge_conflict",
                                details={"conflicts": plan.conflicts})
+            git.require_unlocked(root, "merge")     # a lock _recover could not prove stale: a live git's
             applied = _merge(root, plan)
     git.delete_ref(root, INCOMING_REF)
     journal.record("harness.source.upgraded", {

@@ -185,7 +185,7 @@ def _from_remote(receipt: Receipt, ref: str | None, call):
     try:
         return call()
     except git.GitError as exc:
-        if exc.code == "git_missing":
+        if exc.code in ("git_missing", "git_locked"):
             raise
         detail = str(exc.details.get("stderr", "")) if exc.details else ""
         if ref is not None and ("couldn't find remote ref" in detail or "not our ref" in detail
