@@ -430,7 +430,9 @@ def test_a_writer_killed_right_after_its_change_has_swept_the_directory_already(
     def killed(_fd):
         raise _KilledAfterRename
 
-    monkeypatch.setattr(fs, "_fsync_fd", killed)
+    # the writers call the directory fsync from their own modules of the fs package
+    monkeypatch.setattr(fs.writes, "_fsync_fd", killed)
+    monkeypatch.setattr(fs.moves, "_fsync_fd", killed)
     target = directory / ("task.json" if write != "create_exclusive" else "new.json")
     with pytest.raises(_KilledAfterRename):
         if write == "atomic_write_json":
