@@ -55,8 +55,11 @@ def pack_dir(pack_id: str) -> Path:
     return packs_dir() / pack_id
 
 
+CURRENT_FILE = "current.json"
+
+
 def current_path(pack_id: str) -> Path:
-    return pack_dir(pack_id) / "current.json"
+    return pack_dir(pack_id) / CURRENT_FILE
 
 
 def revision_dir(pack_id: str, revision: str) -> Path:
@@ -120,10 +123,13 @@ def _imported(pack_id: str) -> packs.Pack:
 
 
 def _imported_ids() -> list[str]:
+    """Packs with a ``current.json``: a first import killed before it wrote one
+    left a directory, not a pack (its next import finishes or sweeps it)."""
     root = packs_dir()
     if not root.is_dir():
         return []
-    return sorted(e.name for e in os.scandir(root) if packs.ID_RE.match(e.name) and e.is_dir(follow_symlinks=False))
+    return sorted(e.name for e in os.scandir(root) if packs.ID_RE.match(e.name) and e.is_dir(follow_symlinks=False)
+                  and os.path.lexists(os.path.join(e.path, CURRENT_FILE)))
 
 
 def _available() -> list[str]:

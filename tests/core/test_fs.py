@@ -387,6 +387,25 @@ def test_staged_dir_may_replace_an_empty_directory_and_sweeps_a_killed_build(tmp
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ws"]
 
 
+def test_staged_dir_sweeps_a_dead_build_of_another_target_but_not_a_live_one(tmp_path):
+    """A killed import of one sticker revision is never built again under that
+    name (the next import is another revision): the next build in the same
+    directory removes it, but never a build whose writer still runs."""
+    import subprocess
+    import sys
+
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    dead = tmp_path / f"{fs.TEMP_PREFIX}rev-a.{child.pid}.{fs._HOST}.00ff00ff"
+    live = tmp_path / f"{fs.TEMP_PREFIX}rev-b.{os.getppid()}.{fs._HOST}.00ff00ff"
+    for d in (dead, live):
+        (d / "pack.json").parent.mkdir(parents=True)
+        (d / "pack.json").write_text("{}")
+    with fs.staged_dir(tmp_path / "rev-c") as staging:
+        (staging / "pack.json").write_text("{}")
+    assert not dead.exists() and live.is_dir() and (tmp_path / "rev-c" / "pack.json").exists()
+
+
 @pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="needs /proc (Linux)")
 def test_a_temp_whose_pid_now_belongs_to_a_younger_process_is_abandoned(tmp_path):
     """A pid is reused (32,768 of them on a busy machine): a process that started

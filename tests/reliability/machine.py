@@ -186,6 +186,7 @@ class Writer:
     secrets: tuple[str, ...] = ()
     remove: Callable[[Machine], None] | None = None
     template: str = "blank"   # the workspace template its machine starts from
+    cycle: int = 1            # its steps repeat every `cycle`: the next writer runs one whole cycle
 
 
 def _issue_create(m: Machine, n: int) -> None:
@@ -412,7 +413,7 @@ WRITERS: list[Writer] = [
     Writer("source upgrades", _source_upgrade, setup=_source_setup,
            after=[("alice-harness", "source", "preview", "--workspace", SOURCE_WS, "--json"),
                   ("alice", "workspace", "show", SOURCE_WS, "--json")]),
-    Writer("sticker transactions", _stickers, setup=_stickers_setup, template="chat",
+    Writer("sticker transactions", _stickers, setup=_stickers_setup, template="chat", cycle=4,
            after=[("alice-harness", "stickers", "status", "--json"),
                   ("alice-harness", "stickers", "list", "--json"), ("alice-harness", "status", "--json")]),
 ]

@@ -95,3 +95,28 @@ def test_unknown_and_damaged_packs(tmp_path):
                for p in library.revision_dir("cats", first["revision"]).parent.iterdir())
     stickers.import_pack(tmp_path / "dogs", now=LATER)
     assert stickers.get_pack("dogs").id == "dogs"
+
+
+def test_a_first_import_killed_before_its_current_record_is_not_a_pack_and_the_next_import_sweeps_it(tmp_path):
+    """A kill inside the first import leaves packs/<id>/revisions/.tmp-...: the
+    list must not report a broken pack (exit 2), and the next import of that
+    pack removes the dead build."""
+    import os
+    import subprocess
+    import sys
+
+    from openalice.core import fs
+
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    killed = library.pack_dir("cats") / "revisions" / f"{fs.TEMP_PREFIX}0123abcd.{child.pid}.{fs._HOST}.00ff00ff"
+    killed.mkdir(parents=True)
+    (killed / "pack.json").write_text("{")
+    packs, problems = stickers.list_packs()
+    assert problems == [] and "cats" not in [p["id"] for p in packs]
+    with pytest.raises(NotFound):
+        stickers.get_pack("cats")
+    stickers.import_pack(make_pack(tmp_path / "cats"), now=NOW)
+    assert not killed.exists()
+    assert [p["id"] for p in stickers.list_packs()[0]][-1] == "cats"
+    assert not [n for n in os.listdir(killed.parent) if n.startswith(fs.TEMP_PREFIX)]

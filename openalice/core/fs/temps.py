@@ -60,7 +60,9 @@ def staged_dir(target: os.PathLike | str, *, mode: int = 0o755,
     (Conflict).  Readers see no directory or the whole one, never a partial
     one.  Temp directories of the same target whose writer is gone, or older
     than :data:`TEMP_MAX_AGE`, are removed first (the caller holds the lock
-    that serializes writers of ``target``).  ``replace_empty``: an empty
+    that serializes writers of ``target``), and so are those of any other
+    target in the same directory whose writer is gone (a killed build of
+    another revision, say, that no one would start again).  ``replace_empty``: an empty
     directory at ``target`` is allowed and replaced at the rename."""
     import shutil  # lazy: shutil costs start-up time and only a staged directory needs rmtree
 
@@ -72,14 +74,16 @@ def staged_dir(target: os.PathLike | str, *, mode: int = 0o755,
     except OSError:
         names = []
     for stale in names:
-        if not stale.startswith(f"{TEMP_PREFIX}{final.name}.") or _temp_target(stale) != final.name:
+        if not stale.startswith(TEMP_PREFIX):
             continue
+        same_target = _temp_target(stale) == final.name
         path = parent / stale
         try:
             st = path.lstat()
             owner = _temp_owner(stale)
             gone = owner is not None and _writer_gone(*owner, st.st_mtime)
-            if stat.S_ISDIR(st.st_mode) and (now - st.st_mtime > TEMP_MAX_AGE or gone):
+            # another target's build may be slow but alive: only its writer's death frees it
+            if stat.S_ISDIR(st.st_mode) and (gone or (same_target and now - st.st_mtime > TEMP_MAX_AGE)):
                 shutil.rmtree(path)
         except OSError:
             continue
