@@ -318,10 +318,17 @@ def _stickers(m: Machine, n: int) -> None:
     elif step == 2:
         call("alice-harness", "stickers", "disable")
     else:
+        from openalice.core import resources
+
+        # The import's source is the test's own input, not state: built from the
+        # shipped manifest each time and renamed into place, so a kill here
+        # cannot leave the next step a half-written pack.json to read.
         manifest = m.base / "pack" / "pack.json"
-        doc = json.loads(manifest.read_text())
+        doc = json.loads(resources.data_path("default", "stickers", "alice-color", "pack.json").read_text())
         doc.update(id="reliability-pack", name=f"Pack {os.getpid()} {n}")
-        manifest.write_text(json.dumps(doc))
+        staged = m.base / f"pack.json.{os.getpid()}"   # outside the pack: never imported
+        staged.write_text(json.dumps(doc))
+        os.replace(staged, manifest)
         call("alice-harness", "stickers", "import", str(m.base / "pack"))
 
 
