@@ -15,7 +15,8 @@
    triple (clean or conflict), the same merged text on every clean merge, and
    faster than spawning git.
 
-Exits 1 if the merge disagrees with git anywhere or the preview misses its goal.
+Exits 1 only if the merge disagrees with git anywhere (an answer check); a missed
+speed goal prints MISSES and is listed in `make bench`'s summary.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from _common import REPO, median_call, report
+from _common import REPO, goal, median_call, report
 
 sys.path.insert(0, str(REPO))
 
@@ -175,7 +176,8 @@ def main() -> int:
         with_git = bench_preview_apply(base / "git", use_git=True) if shutil.which("git") else None
         ratio_plan = plain["plan"] / plain["hash"]
         ratio_preview = plain["preview"] / plain["hash_all"]
-        ok &= ratio_plan <= 2.0
+        goal("harness", "engine plan of 200 managed files vs hashing them", f"{ratio_plan:.2f}×",
+             ratio_plan <= 2.0, "≤ 2×")
         rows = [
             ("hashing the 200 managed files (read + sha256)", f"{plain['hash'] * 1000:.1f} ms"),
             ("engine plan of the 200 files (fingerprints, baseline, 5 diff3 merges, digest)",
@@ -196,7 +198,9 @@ def main() -> int:
         if shutil.which("git"):
             m = bench_merge()
             agree = m["decisions"] == TRIPLES and m["clean_same"] == m["clean"]
-            ok &= agree and m["ours"] < m["git"]
+            ok &= agree
+            goal("harness", "diff3 vs one git merge-file per triple", f"{m['git'] / m['ours']:.1f}× faster",
+                 m["ours"] < m["git"], "faster")
             report("diff3 vs git merge-file, 1,000 random edit triples", [
                 ("conflict / no-conflict decisions agreeing", f"{m['decisions']}/{TRIPLES} "
                                                             f"({100 * m['decisions'] / TRIPLES:.1f}%)"),
