@@ -2,6 +2,7 @@ import json
 import os
 import stat
 import time
+from pathlib import Path
 
 import pytest
 
@@ -389,21 +390,31 @@ def test_staged_dir_may_replace_an_empty_directory_and_sweeps_a_killed_build(tmp
 
 def test_staged_dir_sweeps_a_dead_build_of_another_target_but_not_a_live_one(tmp_path):
     """A killed import of one sticker revision is never built again under that
-    name (the next import is another revision): the next build in the same
-    directory removes it, but never a build whose writer still runs."""
+    name (the next import is another revision): in the toolkit's own state the
+    next build in the same directory removes it, but never a build whose
+    writer still runs, and never another target's in a user's directory."""
     import subprocess
     import sys
 
     child = subprocess.Popen([sys.executable, "-c", "pass"])
     child.wait()
-    dead = tmp_path / f"{fs.TEMP_PREFIX}rev-a.{child.pid}.{fs._HOST}.00ff00ff"
-    live = tmp_path / f"{fs.TEMP_PREFIX}rev-b.{os.getppid()}.{fs._HOST}.00ff00ff"
-    for d in (dead, live):
-        (d / "pack.json").parent.mkdir(parents=True)
-        (d / "pack.json").write_text("{}")
-    with fs.staged_dir(tmp_path / "rev-c") as staging:
-        (staging / "pack.json").write_text("{}")
-    assert not dead.exists() and live.is_dir() and (tmp_path / "rev-c" / "pack.json").exists()
+
+    def builds(directory):
+        dead = directory / f"{fs.TEMP_PREFIX}rev-a.{child.pid}.{fs._HOST}.00ff00ff"
+        live = directory / f"{fs.TEMP_PREFIX}rev-b.{os.getppid()}.{fs._HOST}.00ff00ff"
+        for d in (dead, live):
+            (d / "pack.json").parent.mkdir(parents=True)
+            (d / "pack.json").write_text("{}")
+        with fs.staged_dir(directory / "rev-c") as staging:
+            (staging / "pack.json").write_text("{}")
+        assert (directory / "rev-c" / "pack.json").exists()
+        return dead, live
+
+    revisions = Path(os.environ["OPENALICE_HOME"]) / "data" / "stickers" / "packs" / "p" / "revisions"
+    dead, live = builds(revisions)
+    assert not dead.exists() and live.is_dir()
+    dead, live = builds(tmp_path / "user-dir")
+    assert dead.is_dir() and live.is_dir()
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="needs /proc (Linux)")

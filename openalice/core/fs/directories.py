@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from .. import homes
 from ..errors import InvalidInput, OperationalError
 from ..paths import Root
 from .explain import explain_os_error
@@ -109,3 +110,11 @@ def _directory_of(path: os.PathLike | str, root: os.PathLike | str | None,
         yield directory, name, target
     finally:
         directory.close()
+
+
+def under_a_home(path: os.PathLike | str) -> bool:
+    """``path`` is one of the toolkit's homes or below one (the toolkit's own
+    state, as opposed to a workspace or any other directory of the user's)."""
+    text = os.path.abspath(path)
+    return any(text == home or text.startswith(home.rstrip(os.sep) + os.sep)
+               for home in (homes.openalice_home(), homes.harness_home()))

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..errors import Conflict, OperationalError
 from ..paths import Root
-from .directories import ensure_dir, fsync_dir
+from .directories import ensure_dir, fsync_dir, under_a_home
 
 
 TEMP_PREFIX = ".tmp-"
@@ -62,13 +62,16 @@ def staged_dir(target: os.PathLike | str, *, mode: int = 0o755,
     than :data:`TEMP_MAX_AGE`, are removed first (the caller holds the lock
     that serializes writers of ``target``), and so are those of any other
     target in the same directory whose writer is gone (a killed build of
-    another revision, say, that no one would start again).  ``replace_empty``: an empty
-    directory at ``target`` is allowed and replaced at the rename."""
+    another revision, say, that no one would start again) when that directory
+    is the toolkit's own state, below a home (never in a user's directory).
+    ``replace_empty``: an empty directory at ``target`` is allowed and
+    replaced at the rename."""
     import shutil  # lazy: shutil costs start-up time and only a staged directory needs rmtree
 
     final = Path(target)
     parent = ensure_dir(final.parent, mode)
     now = time.time()
+    own_state = under_a_home(parent)
     try:
         names = os.listdir(parent)
     except OSError:
@@ -83,7 +86,8 @@ def staged_dir(target: os.PathLike | str, *, mode: int = 0o755,
             owner = _temp_owner(stale)
             gone = owner is not None and _writer_gone(*owner, st.st_mtime)
             # another target's build may be slow but alive: only its writer's death frees it
-            if stat.S_ISDIR(st.st_mode) and (gone or (same_target and now - st.st_mtime > TEMP_MAX_AGE)):
+            if stat.S_ISDIR(st.st_mode) and (
+                    (same_target and (gone or now - st.st_mtime > TEMP_MAX_AGE)) or (own_state and gone)):
                 shutil.rmtree(path)
         except OSError:
             continue

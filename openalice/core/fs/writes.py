@@ -10,11 +10,10 @@ import stat
 from collections.abc import Callable
 from pathlib import Path
 
-from .. import homes
 from ..errors import InvalidInput, OperationalError
 from ..paths import Root
 from .codec import dump_json
-from .directories import _directory_of, _fsync_fd, _open_directory
+from .directories import _directory_of, _fsync_fd, _open_directory, under_a_home
 from .temps import _sweep_once, _temp_at, _unlink_quietly
 
 TYPE_CHECKING = False
@@ -36,11 +35,7 @@ def _umask() -> int:
 
 def _new_file_mode(target: Path) -> int:
     """A new file under a home is private (0600); elsewhere the umask decides."""
-    text = os.path.abspath(target)
-    for home in (homes.openalice_home(), homes.harness_home()):
-        if text == home or text.startswith(home.rstrip(os.sep) + os.sep):
-            return 0o600
-    return 0o666 & ~_umask()
+    return 0o600 if under_a_home(target) else 0o666 & ~_umask()
 
 
 def _kept_mode(directory: Root, name: str, target: Path) -> int:
