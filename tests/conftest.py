@@ -113,7 +113,7 @@ def agent_stubs(tmp_path_factory, monkeypatch) -> Path:
     """Executables named like the four agent CLIs, first on PATH.
 
     The scanner does not admit a run whose agent is not installed
-    (``openalice.schedule.readiness``); tests of scheduling that never start an
+    (``openalice.issues.readiness``); tests of scheduling that never start an
     agent (a fake launcher, ``OPENALICE_TEST_LAUNCH=none``) use these so the
     agent counts as installed.  Each stub fails loudly if it is ever run.
     """

@@ -36,7 +36,7 @@ STRIPPED_ENV = ("OPENALICE_MCP_URL", "OPENALICE_TOOL_URL", "OPENCODE_CONFIG_CONT
 STRIPPED_PREFIXES = ("CLAUDE_CODE_", "VSCODE_")
 # The one variable a vault key travels in for engines that take a key by env name.
 SESSION_KEY_VAR = "OPENALICE_SESSION_KEY"
-# The workspace's live CLI shims (openalice.harness.shims): first on every child's PATH.
+# The workspace's live CLI shims (.shims): first on every child's PATH.
 WORKSPACE_BIN = ".alice/bin"
 # Engines that speak every wire shape through a provider SDK (opencode, pi): the
 # shapes they accept, in the order they prefer them for a credential offering several.

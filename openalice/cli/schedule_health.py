@@ -60,7 +60,7 @@ def cmd_health(args, ctx: Context) -> int:
 def cmd_next(args, ctx: Context) -> int:
     from openalice.core import clock  # lazy: verb handler
     from openalice.core.errors import Conflict  # lazy: verb handler
-    from openalice.schedule import cursors, due  # lazy: verb handler
+    from openalice.issues import cursors, due  # lazy: verb handler
     from openalice.schedule.address import load_issue, resolve_issue  # lazy: verb handler
     from openalice.schedule.upcoming import upcoming  # lazy: verb handler
 

@@ -55,7 +55,7 @@ def human_report(report: dict) -> str:
         detail = f": {item['detail']}" if item.get("detail") else ""
         where = f"{item['workspaceId']}/{item['issueId']}"
         if item["reason"] in blocking:
-            # The run cannot start on this machine (openalice.schedule.readiness).
+            # The run cannot start on this machine (openalice.issues.readiness).
             if report.get("dryRun"):
                 lines.append(f"would be blocked {where}: {item['reason']}{detail}")
             else:
@@ -80,7 +80,7 @@ def human_report(report: dict) -> str:
 
 
 def _blocking_reasons() -> tuple[str, ...]:
-    from openalice.schedule.readiness import REASONS  # lazy: only a report with skips needs it
+    from openalice.issues.readiness import REASONS  # lazy: only a report with skips needs it
 
     return REASONS
 

@@ -10,6 +10,7 @@ module re-exports it, so ``core.paths`` stays the one name callers import.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from . import homes
@@ -19,7 +20,7 @@ from .beneath import (MAX_SYMLINKS, Root, check_relative, contained_file, is_wit
 __all__ = [
     "openalice_home", "harness_home", "state_dir", "data_dir", "locks_dir",
     "check_relative", "relative_to", "Root", "open_beneath", "contained_file", "is_within",
-    "MAX_SYMLINKS",
+    "MAX_SYMLINKS", "safe_name",
 ]
 
 
@@ -35,6 +36,28 @@ def _under_home(home: str, name: str) -> Path:
     if path is None:
         path = _made[key] = Path(home) / name if name else Path(home)
     return path
+
+
+_SAFE_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}\Z")
+
+
+def safe_name(name: str) -> str:
+    """An id (a workspace's, an issue's) as one file-name component.
+
+    Ordinary ids are used as they are; anything else (``..``, spaces, slashes,
+    non-ASCII) becomes ``~`` + hex of its UTF-8 bytes, which no ordinary id
+    can look like (``~h`` + a digest when that would be too long).
+    """
+    if _SAFE_NAME_RE.match(name) and name not in (".", ".."):
+        return name
+    encoded = "~" + name.encode("utf-8").hex()
+    if len(encoded) <= 129:
+        return encoded
+    # Too long for a file name once hex-encoded: a digest ("h" is not a hex
+    # digit, so this never equals an encoded name).
+    import hashlib  # lazy: only overlong names need a digest (hashlib loads OpenSSL)
+
+    return "~h" + hashlib.sha256(name.encode("utf-8")).hexdigest()[:40]
 
 
 def openalice_home() -> Path:

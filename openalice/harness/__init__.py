@@ -1,5 +1,5 @@
 """Alice Harness: versioned skills and guidance in workspaces, their safe
-three-way upgrades, the harness config and the live CLI shims.
+three-way upgrades, and the harness config.
 
     from openalice import harness
 
@@ -8,10 +8,11 @@ three-way upgrades, the harness config and the live CLI shims.
     harness.status(ws, now=now)        # versions, drift, pending updates, config problems
     harness.health(ws, now=now)        # the same as doctor findings (read-only)
     harness.config_show(ws) / harness.config_set(ws, ["cli.alice-inbox.enabled=false"], now=now)
-    harness.ensure_shims(root)         # before every headless run
 
 Policy lives here (the bundle, the config, which files, which state); the
-three-way engine is :mod:`openalice.managed`.  See ``docs/harness.md``.
+three-way engine is :mod:`openalice.managed`; the workspace's CLI shims the
+config gates are :mod:`openalice.agents.shims` (the runner rewrites them
+before every run without importing the harness).  See ``docs/harness.md``.
 
 The names load lazily: a workspace shim imports :mod:`.gate` (and
 :mod:`.config`) on every gated command, and must not pay for the rest.
@@ -25,7 +26,6 @@ _EXPORTS = {
     "Bundle": ("bundle", "Bundle"), "Skill": ("bundle", "Skill"), "Template": ("bundle", "Template"),
     "load_bundle": ("bundle", "load"),
     "config_show": ("settings", "show"), "config_set": ("settings", "set_values"),
-    "ensure_shims": ("shims", "ensure"), "shim_problems": ("shims", "problems"),
     "status": ("status", "status"), "health": ("status", "health"),
     "ACTIONS": ("upgrade", "ACTIONS"), "GIT_EXCLUDES": ("upgrade", "GIT_EXCLUDES"),
     "Preview": ("upgrade", "Preview"), "Scope": ("upgrade", "Scope"), "scope_for": ("upgrade", "scope_for"),

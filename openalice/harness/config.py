@@ -19,7 +19,9 @@ which toolkit commands its agents may run (tracked with the workspace).
   naming the file and the field.  A missing file means the defaults.
 
 This module is read on the shim path of every gated command, so it imports
-only ``re`` and ``json`` (no dataclasses).
+only ``re`` and ``json`` (no dataclasses); the file's name is
+:data:`openalice.agents.shims.HARNESS_CONFIG`, kept beside the shims that
+name it (the gate gets the path from the shim, never from here).
 """
 
 from __future__ import annotations
@@ -28,10 +30,9 @@ import json
 import os
 import re
 
-__all__ = ["CONFIG_FILE", "TOOL_GROUPS", "ALWAYS_INCLUDED", "Config", "parse", "parse_file",
+__all__ = ["TOOL_GROUPS", "ALWAYS_INCLUDED", "Config", "parse", "parse_file",
            "parse_assignment", "ConfigError"]
 
-CONFIG_FILE = ".alice/alice-harness-config.json"
 SCHEMA_VERSION = 1
 # The gated tools and their command groups (each tool's first-level verbs;
 # tests/harness/test_config.py checks these against the tools themselves).

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from openalice import managed
+from openalice.agents.shims import HARNESS_CONFIG
 from openalice.core import clock, fs, git
 from openalice.core.errors import Conflict
 
@@ -118,7 +119,7 @@ def _bundle_plan(ws, root: Path, bundle, cfg, version: dict, baseline, now, sour
     trees = [t for name in sorted(owned) for t in skill_trees(name)]
     identity = {"workspaceId": ws.id, "owner": OWNERS["harness"], "scope": "bundle", "bundle": bundle.source,
                 "fromVersion": version["appliedVersion"], "toVersion": bundle.version,
-                "toRevision": bundle.revision, "config": _fingerprint(root / configs.CONFIG_FILE),
+                "toRevision": bundle.revision, "config": _fingerprint(root / HARNESS_CONFIG),
                 "included": included}
     plan = managed.make_plan(root, targets=targets, baseline=baseline, scope=trees, walk_trees=trees,
                              mirrors=SKILL_MIRRORS, identity=identity)
@@ -155,9 +156,9 @@ def _skill_plan(ws, root: Path, bundle, cfg, version: dict, baseline, scope: Sco
         if name not in configs.ALWAYS_INCLUDED:
             skills[name] = action == "install"
         new_cfg = configs.Config(cfg.file, True, skills, cfg.cli)
-        targets[configs.CONFIG_FILE] = _config_bytes(new_cfg)
-        scope_paths.append(configs.CONFIG_FILE)
-        force.append(configs.CONFIG_FILE)
+        targets[HARNESS_CONFIG] = _config_bytes(new_cfg)
+        scope_paths.append(HARNESS_CONFIG)
+        force.append(HARNESS_CONFIG)
     if action != "remove":
         files = _skill_targets(skill)
         targets.update(files)
@@ -169,7 +170,7 @@ def _skill_plan(ws, root: Path, bundle, cfg, version: dict, baseline, scope: Sco
                          or managed.inspect(root, SKILL_MIRROR + p[len(SKILL_PRIMARY):]).kind == "missing")
     identity = {"workspaceId": ws.id, "owner": OWNERS["harness"], "scope": "skill", "skill": name,
                 "action": action, "bundle": bundle.source, "toRevision": skill.revision if skill else None,
-                "config": _fingerprint(root / configs.CONFIG_FILE)}
+                "config": _fingerprint(root / HARNESS_CONFIG)}
     plan = managed.make_plan(root, targets=targets, baseline=baseline, scope=scope_paths, walk_trees=trees,
                              mirrors=SKILL_MIRRORS, force=force, identity=identity)
     doc = {**version, "skillVersions": dict(version["skillVersions"])}

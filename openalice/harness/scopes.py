@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from openalice import managed
+from openalice.agents import WORKSPACE_BIN
+from openalice.agents.shims import HARNESS_CONFIG
 from openalice.core.errors import InvalidInput, UsageError
 from openalice.workspaces.registry import available_root
 
@@ -23,8 +25,9 @@ GUIDANCE = ("AGENTS.md", "CLAUDE.md")
 ACTIONS = ("install", "update", "remove", "restore")
 OWNERS = {"harness": "alice-harness", "template": "template"}
 TRAILERS = {"harness": "OpenAlice-Harness-Upgrade", "template": "OpenAlice-Template-Upgrade"}
-GIT_EXCLUDES = ("/.alice/template-upgrade/", "/.alice/alice-harness-upgrade/",
-                "/.alice/alice-harness-version.json", "/.alice/bin/")
+# Machine-local files of a workspace, kept out of its git history.
+GIT_EXCLUDES = (f"/{state.TEMPLATE_STATE_DIR}/", f"/{state.HARNESS_STATE_DIR}/", f"/{state.VERSION_FILE}",
+                f"/{WORKSPACE_BIN}/")
 RECOVERY_WAIT = 30.0
 
 
@@ -71,7 +74,7 @@ def template_store(root) -> managed.Store:
 def load_config(root) -> configs.Config:
     """The workspace's harness config; malformed → InvalidInput naming file and field."""
     try:
-        return configs.parse_file(str(Path(root) / configs.CONFIG_FILE), str(root))
+        return configs.parse_file(str(Path(root) / HARNESS_CONFIG), str(root))
     except configs.ConfigError as exc:
         raise InvalidInput(exc.reason, file=exc.file, field=exc.field, code="harness_config_invalid") from None
 

@@ -7,12 +7,13 @@ from datetime import datetime
 from typing import Sequence
 
 from openalice import journal
+from openalice.agents.shims import HARNESS_CONFIG
 from openalice.core import fs
 from openalice.core.errors import Forbidden, InvalidInput, UsageError
+from openalice.workspaces.access import Caller, authorize_write
 
 from . import bundle as bundles
 from . import config as configs
-from openalice.workspaces.access import Caller, authorize_write
 
 from .scopes import _root, load_config
 
@@ -32,7 +33,7 @@ def show(ws, *, bundle_dir=None) -> dict:
     root = _root(ws)
     cfg = load_config(root)
     bundle = bundles.load(bundle_dir)
-    return {"workspaceId": ws.id, "file": str(root / configs.CONFIG_FILE), "exists": cfg.exists,
+    return {"workspaceId": ws.id, "file": str(root / HARNESS_CONFIG), "exists": cfg.exists,
             "config": cfg.document(), "effective": _effective(ws, cfg, bundle)}
 
 
@@ -53,7 +54,7 @@ def set_values(ws, assignments: Sequence[str], *, bundle_dir=None, now: datetime
         except ValueError as exc:
             raise UsageError(str(exc), field="KEY=VALUE", code="bad_config_key") from None
     root = _root(ws)
-    path = root / configs.CONFIG_FILE
+    path = root / HARNESS_CONFIG
     bundle = bundles.load(bundle_dir)
     for parts, value in parsed:
         key = ".".join(parts)

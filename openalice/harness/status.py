@@ -12,10 +12,11 @@ from datetime import datetime
 from pathlib import Path
 
 from openalice import managed
+from openalice.agents import shims
 from openalice.core.errors import AliceError
 
 from . import bundle as bundles
-from . import shims, state
+from . import state
 from .upgrade import (SKILL_MIRROR, SKILL_PRIMARY, Scope, _make_preview, harness_store, load_config,
                       recover_workspace, template_store)
 

@@ -32,13 +32,13 @@ from pathlib import Path
 from typing import Sequence
 
 from openalice import journal, managed
+from openalice.agents import shims
 from openalice.core import clock, git
 from openalice.core.errors import Busy, Conflict
 from openalice.workspaces.access import Caller, authorize_write
 from openalice.workspaces.checkout import checkout
 
 from . import bundle as bundles
-from . import shims
 from .planning import Preview, _make_preview, _template_of, preview
 from .recovery import recover_workspace
 from .scopes import (ACTIONS, GIT_EXCLUDES, GUIDANCE, OWNERS, SKILL_MIRROR, SKILL_MIRRORS, SKILL_PRIMARY, TRAILERS,

@@ -9,6 +9,10 @@ included:
 * :func:`claim_new_then_resume`, :func:`mark_done` — the scheduler's rewrites;
 * :func:`schedule_problem` (issue or when, now) — why a schedule can never fire;
 * :func:`create`, :func:`update`, :func:`add_comment`, :func:`list_comments`;
+* :mod:`.due` (when a schedule is due, from its cursor), :mod:`.cursors` (the
+  per-issue schedule memory the scanner writes) and :mod:`.readiness`
+  (whether an issue's run can start on this machine: the one rule the
+  scanner, run-now, health, validation and the doctor ask);
 
 Only the declaration and reader are imported here (the scan must be cheap);
 the rest load on first use.  Who may write which workspace's issues is

@@ -1,6 +1,6 @@
 """What the scheduler would refuse, told when an issue is validated or written.
 
-The rule is the scanner's own, :func:`openalice.schedule.readiness.run_blocker`
+The rule is the scanner's own, :func:`.readiness.run_blocker`
 (no second copy here); this module only sorts its answer for the file's
 author, for scheduled issues that are not done or canceled:
 
@@ -18,6 +18,7 @@ author, for scheduled issues that are not done or canceled:
 from __future__ import annotations
 
 from .declaration import FieldError
+from .readiness import run_blocker
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only (typing costs start-up time)
@@ -33,9 +34,6 @@ def runtime_findings(ws: Any, issue: Any) -> tuple[list[FieldError], list[dict]]
     ``{field, reason, code, hint?}`` (``code`` is the scan's skip reason)."""
     if not getattr(issue, "when", None) or getattr(issue, "is_terminal", False):
         return [], []
-    # lazy: readiness loads the runtime packages; validate, create and update only need it here
-    from openalice.schedule.readiness import run_blocker
-
     blocker = run_blocker(ws, issue)
     if blocker is None:
         return [], []

@@ -132,7 +132,7 @@ def _every_summary(issue: Issue, now: datetime, workspace_id: str | None) -> dic
     every = issue.when["every"].strip()
     rule = f"every {every} after each accepted run"
     # lazy: the scheduler's modules load only for an `every` summary (not for a listing)
-    from openalice.schedule import cursors, due
+    from . import cursors, due
 
     cursor = None
     if workspace_id:

@@ -55,7 +55,7 @@ def live_dir() -> Path:
 
 
 def marker_path(workspace_id: str, issue_id: str) -> Path:
-    return live_dir() / tasks.safe_name(workspace_id) / f"{tasks.safe_name(issue_id)}.json"
+    return live_dir() / paths.safe_name(workspace_id) / f"{paths.safe_name(issue_id)}.json"
 
 
 def default_capacity() -> int:

@@ -46,7 +46,6 @@ __all__ = [
     "RECORD_VERSION", "STATUSES", "SUPERVISOR_GRACE_SECONDS", "TASK_ID_RE", "new_task_id",
     "is_task_id", "runs_dir", "task_dir", "record_path", "create_task", "load_task",
     "find_task", "check_record", "update_task", "list_tasks", "iter_index", "latest_task", "effective",
-    "safe_name",
 ]
 
 RECORD_VERSION = 1
@@ -60,7 +59,6 @@ TASK_ID_RE = re.compile(r"run-[A-Za-z0-9_-]{8}\Z")
 # Ids accepted for lookup: new ids are run-XXXXXXXX; this also admits legacy
 # UUIDs while keeping every id a single safe path component.
 _LOOKUP_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}\Z")
-_SAFE_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}\Z")
 _INDEX_KEYS = ("taskId", "workspaceId", "issueId", "createdAt")
 
 
@@ -73,25 +71,6 @@ def new_task_id() -> str:
 
 def is_task_id(text: object) -> bool:
     return isinstance(text, str) and _LOOKUP_ID_RE.match(text) is not None
-
-
-def safe_name(name: str) -> str:
-    """A workspace or issue id as one file-name component.
-
-    Ordinary ids are used as they are; anything else (``..``, spaces, slashes,
-    non-ASCII) becomes ``~`` + hex of its UTF-8 bytes, which no ordinary id
-    can look like (``~h`` + a digest when that would be too long).
-    """
-    if _SAFE_NAME_RE.match(name) and name not in (".", ".."):
-        return name
-    encoded = "~" + name.encode("utf-8").hex()
-    if len(encoded) <= 129:
-        return encoded
-    # Too long for a file name once hex-encoded: a digest ("h" is not a hex
-    # digit, so this never equals an encoded name).
-    import hashlib  # lazy: only overlong names need a digest (hashlib loads OpenSSL)
-
-    return "~h" + hashlib.sha256(name.encode("utf-8")).hexdigest()[:40]
 
 
 def runs_dir() -> Path:
@@ -119,9 +98,9 @@ def _index_paths(workspace_id: str | None, issue_id: str | None) -> list[Path]:
     base = runs_dir()
     out = [base / "index.jsonl"]
     if workspace_id:
-        out.append(base / "by-workspace" / f"{safe_name(workspace_id)}.jsonl")
+        out.append(base / "by-workspace" / f"{paths.safe_name(workspace_id)}.jsonl")
         if issue_id:
-            out.append(base / "by-issue" / safe_name(workspace_id) / f"{safe_name(issue_id)}.jsonl")
+            out.append(base / "by-issue" / paths.safe_name(workspace_id) / f"{paths.safe_name(issue_id)}.jsonl")
     return out
 
 

@@ -126,8 +126,8 @@ def automation_health(*, status: str | None, latest: dict | None, owner_state: s
 def issue_health(ws: Any, issue: Any, *, now: datetime) -> dict:
     """The health entry of one scheduled issue (reads cursor, runs, owner)."""
     # lazy: the runs listing imports classify_failure, not the report
-    from . import cursors, due
-    from .readiness import owner_state, run_blocker  # lazy: (as above)
+    from openalice.issues import cursors, due
+    from openalice.issues.readiness import owner_state, run_blocker  # lazy: (as above)
 
     schedule = due.parse_schedule(issue.when)
     problem = schedule.problem if schedule else "no schedule"

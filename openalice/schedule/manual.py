@@ -13,11 +13,11 @@ from collections.abc import Callable
 from datetime import datetime
 
 from openalice.core.errors import Conflict, Unavailable
+from openalice.issues.readiness import run_blocker
 from openalice.runs import admission
 
 from .address import load_issue
 from .launching import resolve_launch, start
-from .readiness import run_blocker
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only (typing costs start-up time)

@@ -45,12 +45,12 @@ from openalice.core import fs, locks
 from openalice.core.clock import floor_ms, to_iso
 from openalice.core.errors import AliceError, Busy, InvalidInput
 from openalice.core.proc import crash_point
+from openalice.issues import cursors, due
+from openalice.issues.readiness import run_blocker
 from openalice.runs import admission, tasks
 
-from . import cursors, due
 from .fastpath import CACHE_VERSION, environment_key, epoch_ms, file_stat, lock_file, registry_file
 from .launching import resolve_launch, start
-from .readiness import run_blocker
 from .scan_workspaces import WorkspacePass, cache_path
 
 TYPE_CHECKING = False

@@ -10,10 +10,9 @@ from pathlib import Path
 
 from openalice.core import fs, paths
 from openalice.core.errors import AliceError
-from openalice.issues import read_issues
+from openalice.issues import cursors, read_issues
 from openalice.issues.reader import legacy_issue_file
 
-from . import cursors
 from .fastpath import cache_file, dump_cache, list_issue_files, load_cache
 
 TYPE_CHECKING = False

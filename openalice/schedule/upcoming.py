@@ -15,8 +15,7 @@ from datetime import datetime, timedelta, timezone
 from openalice.core import clock
 from openalice.core.cron import next_fire_after
 from openalice.core.zones import resolve_zone
-
-from . import due
+from openalice.issues import due
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only (typing costs start-up time)

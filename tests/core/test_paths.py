@@ -218,3 +218,18 @@ def test_the_race_test_sees_a_check_then_open_read_outside_bytes(root, tmp_path)
         if counts["outside"]:
             break
     assert counts["outside"] > 0, counts
+
+
+def test_safe_names_never_collide_and_never_escape():
+    names = ["poll", "a.b", "..", ".", "My File", "x/y", "~41", "ünï", "a" * 200]
+    encoded = [paths.safe_name(n) for n in names]
+    assert len(set(encoded)) == len(names)
+    assert all("/" not in e and e not in (".", "..") for e in encoded)
+    assert paths.safe_name("poll") == "poll"
+
+
+def test_long_odd_ids_fit_in_a_file_name():
+    long_name = "é" * 120
+    encoded = paths.safe_name(long_name)
+    assert len(encoded) <= 130 and encoded.startswith("~h")
+    assert paths.safe_name("é" * 121) != encoded

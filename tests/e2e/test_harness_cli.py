@@ -202,7 +202,7 @@ def test_a_malformed_config_fails_closed(cli, tmp_path):
 
 
 def test_a_shim_whose_target_is_gone_says_how_to_fix_it(cli, tmp_path):
-    from openalice.harness import shims
+    from openalice.agents import shims
 
     ws = init(cli, tmp_path / "ws")
     root = Path(ws["path"])

@@ -143,9 +143,9 @@ PINNED = {
         "core.fs.locked core.fs.moves core.fs.reads core.fs.temps core.fs.writes core.homes "
         "core.jsonl core.jsonl_lines core.locks core.paths core.records core.secrets "
         "core.tools core.zones credentials credentials.vault credentials.wires issues "
-        "issues.declaration issues.reader models models.ladder preferences "
-        "preferences.settings runs runs.tasks schedule schedule.address schedule.cursors "
-        "schedule.due schedule.health schedule.readiness sessions sessions.binding "
+        "issues.cursors issues.declaration issues.due issues.readiness issues.reader models "
+        "models.ladder preferences preferences.settings runs runs.tasks schedule "
+        "schedule.address schedule.health sessions sessions.binding "
         "sessions.resolve sessions.store workspaces workspaces.access workspaces.registry",
     'harness-adapter list --json':
         "adapters adapters.catalog adapters.effective adapters.envfile adapters.invoke "

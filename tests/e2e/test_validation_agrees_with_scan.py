@@ -1,7 +1,7 @@
 """`issue validate` / `create`, `scan --dry-run`, the scan and `health` tell the same story.
 
 One rule decides whether a scheduled issue's run can start on this machine
-(``openalice.schedule.readiness.run_blocker``).  For each way it can fail, the
+(``openalice.issues.readiness.run_blocker``).  For each way it can fail, the
 file author is told when writing and validating, the dry run says "would be
 blocked", the real scan skips the issue (no run, it stays due) and health
 shows it ``blocked`` rather than ``due``.

@@ -96,7 +96,7 @@ def test_summaries():
 
 def test_every_next_fire_comes_from_the_schedulers_cursor():
     from openalice.core import fs
-    from openalice.schedule import cursors
+    from openalice.issues import cursors
 
     item = issue({"kind": "every", "every": "30m"})
     last = datetime(2026, 6, 1, 11, 50, tzinfo=timezone.utc)

@@ -203,21 +203,6 @@ def test_finished_records_are_returned_unchanged():
     assert tasks.effective(record) is record
 
 
-def test_safe_names_never_collide_and_never_escape():
-    names = ["poll", "a.b", "..", ".", "My File", "x/y", "~41", "ünï", "a" * 200]
-    encoded = [tasks.safe_name(n) for n in names]
-    assert len(set(encoded)) == len(names)
-    assert all("/" not in e and e not in (".", "..") for e in encoded)
-    assert tasks.safe_name("poll") == "poll"
-
-
-def test_long_odd_ids_fit_in_a_file_name():
-    long_name = "é" * 120
-    encoded = tasks.safe_name(long_name)
-    assert len(encoded) <= 130 and encoded.startswith("~h")
-    assert tasks.safe_name("é" * 121) != encoded
-
-
 def test_a_creation_killed_mid_write_leaves_no_temp_once_its_record_is_looked_up(tmp_path):
     """Nothing writes a task directory whose creation died: its lookup removes the
     killed writer's temp file (issue 16: every leftover has someone to sweep it)."""

@@ -32,7 +32,7 @@ class Sched:
         return scan(now=T(now), **kwargs)
 
     def cursor(self, ws, issue_id):
-        from openalice.schedule.cursors import read_cursor
+        from openalice.issues.cursors import read_cursor
 
         return read_cursor(ws.id, issue_id)
 

@@ -470,7 +470,7 @@ def test_per_minute_scans_fire_every_slot_once(sched, when):
 
 
 def test_cursors_of_odd_issue_ids_are_kept_and_pruned_like_others(sched):
-    from openalice.schedule import cursors
+    from openalice.issues import cursors
 
     ws = sched.workspace()
     odd = ["My File", "é" * 100]

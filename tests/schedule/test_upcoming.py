@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from openalice.schedule import due
+from openalice.issues import due
 from openalice.schedule.upcoming import upcoming
 from tests.schedule.conftest import T
 from tests.schedule.fakeissues import at, cron, every

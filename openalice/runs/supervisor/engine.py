@@ -7,7 +7,8 @@ import subprocess
 import threading
 import time
 
-from openalice import agents, harness
+from openalice import agents
+from openalice.agents import shims
 from openalice.core import fs
 from openalice.core import proc as procs
 from openalice.core.errors import AliceError
@@ -55,7 +56,7 @@ class EngineSteps:
         """The workspace's CLI shims (``.alice/bin``), first on the agent's PATH,
         are (re)written for every run, so they always run this toolkit."""
         try:
-            harness.ensure_shims(self.ws.root)
+            shims.ensure(self.ws.root)
         except Exception as exc:  # noqa: BLE001 -- the run goes on with the toolkit's tools on PATH
             self.note(f"workspace shims not written: {exc}")
 

@@ -1,6 +1,9 @@
 """Due math: given a schedule, its cursor and the time, what to do now.
 
-Pure functions (no I/O).  Instants are aware UTC datetimes.
+Pure functions (no I/O).  Instants are aware UTC datetimes.  What an
+issue's ``when`` means lives here, with the issue; the scanner
+(:mod:`openalice.schedule.scan`) acts on it, and the issue views show the
+next fire with the same rule.
 
 - ``at``: due once when ``at <= now`` and the cursor's ``lastFire`` is not
   already at or after it (so a machine that was off still runs it, once).
@@ -27,7 +30,8 @@ from openalice.core import clock
 from openalice.core.errors import InvalidInput
 from openalice.core.cron import CronExpr, can_ever_fire, fires_between, next_fire_after
 from openalice.core.zones import resolve_zone
-from openalice.issues.declaration import DEFAULT_CRON_TIMEZONE
+
+from .declaration import DEFAULT_CRON_TIMEZONE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only (typing costs start-up time)

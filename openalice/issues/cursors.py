@@ -10,7 +10,10 @@
      "skippedThrough"?,   catchUp:false: elapsed slots up to here were skipped
      "lastScanAt"}        the scan time of this write
 
-Only the scanner writes cursors (under the scan lock).  A cursor moves when a
+The cursor is the memory of an issue's schedule, so it lives with the issue
+and its due math (:mod:`.due`): the issue views read it to say when an
+``every`` issue fires next.  Only the scanner (:mod:`openalice.schedule.scan`)
+writes cursors (under the scan lock).  A cursor moves when a
 run is accepted (its task record is durable), when a catchUp:false issue's
 elapsed slots are skipped, and when a never-fired cron issue is first seen.
 It is never reset because an issue was invalid or a workspace unreadable
@@ -26,7 +29,7 @@ from pathlib import Path
 
 from openalice.core import clock, fs, paths
 from openalice.core.errors import InvalidInput
-from openalice.runs.tasks import safe_name
+from openalice.core.paths import safe_name
 
 __all__ = ["CURSOR_VERSION", "cursors_dir", "cursor_path", "read_cursor",
            "remove_cursor", "cursor_issue_ids", "fired", "skipped", "first_seen", "repaired"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from openalice.schedule import due
+from openalice.issues import due
 from tests.schedule.conftest import T
 from tests.schedule.fakeissues import at, cron, every
 

@@ -1,11 +1,16 @@
 """Live CLI shims: ``<workspace>/.alice/bin/{alice,alice-inbox,alice-schedule}``.
 
 Each shim is a small ``/bin/sh`` script that runs the toolkit's own tool with
-``OPENALICE_SHIM_CONFIG`` naming the workspace's harness config, so the tool
-refuses what the config disables (:mod:`.gate`).  The runner puts the
-directory first on ``PATH`` for every headless run (and every adapter keeps
-it first through the agent's login shell), so an agent's ``alice`` is this
-workspace's ``alice``.
+``OPENALICE_SHIM_CONFIG`` naming the workspace's harness config
+(:data:`HARNESS_CONFIG`), so the tool refuses what the config disables
+(:mod:`openalice.harness.gate`).  Every child's ``PATH`` has the directory
+first (:func:`.base.run_path`, and every adapter keeps it first through the
+agent's login shell), so an agent's ``alice`` is this workspace's ``alice``.
+
+The shims live here, with the child environment that puts them first, not in
+the harness: the runner rewrites them before every headless run and the
+harness writes them on upgrade, so both reach them without the runner
+importing the harness (whose upgrades ask the runner which runs are live).
 
 Shims hold absolute paths (the toolkit's tool directory, the workspace), so
 they are machine-local: git-excluded, and rewritten when they no longer
@@ -22,16 +27,19 @@ from openalice.core import fs
 from openalice.core.errors import InvalidInput
 from openalice.core.tools import tools_dir
 
-from .config import CONFIG_FILE
+from .base import WORKSPACE_BIN
 
-__all__ = ["SHIM_DIR", "SHIMMED_TOOLS", "shim_dir", "render", "ensure", "problems"]
+__all__ = ["HARNESS_CONFIG", "SHIMMED_TOOLS", "shim_dir", "render", "ensure", "problems"]
 
-SHIM_DIR = ".alice/bin"
+# The workspace's harness config (parsed by openalice.harness.config, which
+# stays free of imports because the gate reads it on every shimmed command):
+# the file each shim names, so its name is kept beside the shims.
+HARNESS_CONFIG = ".alice/alice-harness-config.json"
 SHIMMED_TOOLS = ("alice", "alice-inbox", "alice-schedule")
 
 
 def shim_dir(root: os.PathLike | str) -> Path:
-    return Path(root) / SHIM_DIR
+    return Path(root) / WORKSPACE_BIN
 
 
 def _quote(text: str) -> str:
@@ -44,10 +52,10 @@ def toolkit_dir() -> Path:
 
 def render(root: os.PathLike | str, tool: str, target_dir: os.PathLike | str | None = None) -> bytes:
     target = Path(target_dir or toolkit_dir()) / tool
-    config = Path(root) / CONFIG_FILE
+    config = Path(root) / HARNESS_CONFIG
     return f"""#!/bin/sh
 # OpenAlice workspace shim (written by the toolkit; rewritten before every headless run).
-# Runs the toolkit's {tool} under this workspace's harness config ({CONFIG_FILE}).
+# Runs the toolkit's {tool} under this workspace's harness config ({HARNESS_CONFIG}).
 target={_quote(str(target))}
 if [ ! -x "$target" ]; then
   echo "{tool}: error: the OpenAlice tool this shim runs is missing: $target" >&2
@@ -71,13 +79,13 @@ def problems(root: os.PathLike | str) -> list[str]:
         except OSError:
             current = None
         if current is None:
-            out.append(f"{SHIM_DIR}/{tool} is missing")
+            out.append(f"{WORKSPACE_BIN}/{tool} is missing")
         elif current != render(root, tool):
-            out.append(f"{SHIM_DIR}/{tool} is out of date")
+            out.append(f"{WORKSPACE_BIN}/{tool} is out of date")
         elif not os.access(path, os.X_OK):
-            out.append(f"{SHIM_DIR}/{tool} is not executable")
+            out.append(f"{WORKSPACE_BIN}/{tool} is not executable")
         elif not os.access(toolkit_dir() / tool, os.X_OK):
-            out.append(f"{SHIM_DIR}/{tool}: its target {toolkit_dir() / tool} is missing")
+            out.append(f"{WORKSPACE_BIN}/{tool}: its target {toolkit_dir() / tool} is missing")
     return out
 
 
@@ -98,5 +106,5 @@ def ensure(root: os.PathLike | str) -> list[str]:
             raise InvalidInput("is not a regular file; remove it so the shim can be written", file=path,
                                code="shim_blocked")
         fs.atomic_write_bytes(path, wanted, mode=0o755, dir_mode=0o755, root=root)
-        written.append(f"{SHIM_DIR}/{tool}")
+        written.append(f"{WORKSPACE_BIN}/{tool}")
     return written
