@@ -35,7 +35,7 @@ __all__ = ["TOOL_GROUPS", "ALWAYS_INCLUDED", "Config", "parse", "parse_file",
 
 SCHEMA_VERSION = 1
 # The gated tools and their command groups (each tool's first-level verbs;
-# tests/harness/test_config.py checks these against the tools themselves).
+# tests/harness/test_bundle_config.py checks these against the tools themselves).
 TOOL_GROUPS: dict[str, tuple[str, ...]] = {
     "alice": ("workspace", "issue", "inbox", "journal", "session", "settings", "credential", "models",
               "doctor", "serve"),

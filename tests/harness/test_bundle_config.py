@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -111,6 +113,17 @@ def test_the_gated_groups_are_the_tools_own_verbs():
     assert set(configs.TOOL_GROUPS["alice"]) == set(alice.TOOL.verbs)
     assert set(configs.TOOL_GROUPS["alice-inbox"]) == set(inbox.TOOL.verbs)
     assert set(configs.TOOL_GROUPS["alice-schedule"]) == set(schedule.TOOL.verbs)
+
+
+def test_the_gate_path_loads_only_the_gate_and_the_config():
+    # Every command started through a workspace shim imports the gate first:
+    # it must not pull in the adapters, the registry or the harness's upgrades.
+    code = ("import sys, openalice.harness.gate; "
+            "print(' '.join(sorted(m for m in sys.modules if m.startswith('openalice'))))")
+    loaded = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True,
+                            check=True).stdout.split()
+    assert loaded == ["openalice", "openalice.core", "openalice.core.errors", "openalice.core.output",
+                      "openalice.harness", "openalice.harness.config", "openalice.harness.gate"]
 
 
 def test_config_decides_by_tool_and_group():
