@@ -54,3 +54,18 @@ def test_pyyaml_is_a_test_dependency():
     extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
     assert any(re.match(r"(?i)pyyaml\b", requirement) for requirement in extras["test"])
     import yaml  # noqa: F401  (installed with the test extra)
+
+
+# A recording machine's home, written plainly (/home/<user>/, /Users/<user>/, /root/) or encoded
+# into a name the way Claude names a project's memory directory (-home-<user>-...).
+MACHINE_HOME = re.compile(r"(?:/home|/Users)/[^/\s\"']+/|/root/|[-/](?:home|Users)-[A-Za-z0-9_.]+-")
+
+
+def test_the_recordings_name_no_machine_home():
+    found = []
+    for path in sorted(AGENT_STREAMS.rglob("*")):
+        if path.is_file():
+            text = path.read_text(encoding="utf-8", errors="replace")
+            found += [f"{path.relative_to(REPO)}:{n}: {m.group(0)}"
+                      for n, line in enumerate(text.splitlines(), 1) for m in MACHINE_HOME.finditer(line)]
+    assert found == [], found[:5]
