@@ -8,14 +8,27 @@ engine wrapper from the harness-adapter catalog.
     # p.argv (no secrets), p.env (secrets only here), p.stdin
 """
 
-from .base import (  # noqa: F401
-    MODES, SESSION_KEY_VAR, STRIPPED_ENV, STRIPPED_PREFIXES, Access, Adapter, Capabilities, Projection,
-    WORKSPACE_BIN, child_env, compose_path, run_path, shims_dir,
-)
-from .registry import BUILTIN, builtin_names, get_adapter, is_known, known_agents  # noqa: F401
+from __future__ import annotations
 
-__all__ = [
-    "MODES", "SESSION_KEY_VAR", "STRIPPED_ENV", "STRIPPED_PREFIXES", "Access", "Adapter", "Capabilities",
-    "Projection", "WORKSPACE_BIN", "child_env", "compose_path", "run_path", "shims_dir", "BUILTIN", "builtin_names", "get_adapter",
-    "is_known", "known_agents",
-]
+import importlib
+
+# The names load lazily (PEP 562): the harness and the runner reach the
+# workspace shims (:mod:`.shims`) without paying for every adapter.
+_EXPORTS = {
+    **{name: "base" for name in (
+        "MODES", "SESSION_KEY_VAR", "STRIPPED_ENV", "STRIPPED_PREFIXES", "Access", "Adapter", "Capabilities",
+        "Projection", "child_env", "compose_path", "run_path", "shims_dir")},
+    "WORKSPACE_BIN": "shims",
+    **{name: "registry" for name in ("BUILTIN", "builtin_names", "get_adapter", "is_known", "known_agents")},
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'openalice.agents' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value

@@ -18,6 +18,8 @@ from openalice.core.errors import InvalidInput, NotFound, UsageError
 from openalice.core.records import field, record_class
 from openalice.core.tools import tools_dir as shims_dir  # noqa: F401  (re-exported)
 
+from .shims import WORKSPACE_BIN
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only (typing costs start-up time)
     from typing import Any
@@ -25,7 +27,7 @@ if TYPE_CHECKING:  # annotations only (typing costs start-up time)
 __all__ = [
     "MODES", "Capabilities", "Projection", "Access", "Adapter", "binding_fields", "shims_dir",
     "compose_path", "run_path", "child_env", "STRIPPED_ENV", "STRIPPED_PREFIXES", "SESSION_KEY_VAR",
-    "WORKSPACE_BIN", "ANY_WIRE", "MINIMAX_POLICY",
+    "ANY_WIRE", "MINIMAX_POLICY",
 ]
 
 MODES = ("headless", "interactive")
@@ -36,8 +38,6 @@ STRIPPED_ENV = ("OPENALICE_MCP_URL", "OPENALICE_TOOL_URL", "OPENCODE_CONFIG_CONT
 STRIPPED_PREFIXES = ("CLAUDE_CODE_", "VSCODE_")
 # The one variable a vault key travels in for engines that take a key by env name.
 SESSION_KEY_VAR = "OPENALICE_SESSION_KEY"
-# The workspace's live CLI shims (.shims): first on every child's PATH.
-WORKSPACE_BIN = ".alice/bin"
 # Engines that speak every wire shape through a provider SDK (opencode, pi): the
 # shapes they accept, in the order they prefer them for a credential offering several.
 ANY_WIRE = ("google-generative-ai", "openai-chat", "anthropic", "openai-responses")

@@ -27,10 +27,10 @@ from openalice.core import fs
 from openalice.core.errors import InvalidInput
 from openalice.core.tools import tools_dir
 
-from .base import WORKSPACE_BIN
+__all__ = ["WORKSPACE_BIN", "HARNESS_CONFIG", "SHIMMED_TOOLS", "shim_dir", "render", "ensure", "problems"]
 
-__all__ = ["HARNESS_CONFIG", "SHIMMED_TOOLS", "shim_dir", "render", "ensure", "problems"]
-
+# The directory of the shims, first on every child's PATH (.base.run_path).
+WORKSPACE_BIN = ".alice/bin"
 # The workspace's harness config (parsed by openalice.harness.config, which
 # stays free of imports because the gate reads it on every shimmed command):
 # the file each shim names, so its name is kept beside the shims.

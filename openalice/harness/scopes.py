@@ -8,8 +8,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from openalice import managed
-from openalice.agents import WORKSPACE_BIN
-from openalice.agents.shims import HARNESS_CONFIG
+from openalice.agents.shims import HARNESS_CONFIG, WORKSPACE_BIN
 from openalice.core.errors import InvalidInput, UsageError
 from openalice.workspaces.registry import available_root
 

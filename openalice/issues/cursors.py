@@ -38,10 +38,6 @@ CURSOR_VERSION = 1
 _INSTANT_KEYS = ("firstSeenAt", "lastFire", "lastFiredAt", "skippedThrough", "lastScanAt")
 
 
-def _safe(name: str) -> str:
-    return safe_name(name)
-
-
 def _issue_id_of(path: str, stem: str) -> str | None:
     """The issue id a cursor file belongs to (from its name when the name is
     reversible, else from its content)."""
@@ -65,7 +61,7 @@ def cursors_dir() -> Path:
 
 
 def cursor_path(workspace_id: str, issue_id: str) -> Path:
-    return cursors_dir() / _safe(workspace_id) / f"{_safe(issue_id)}.json"
+    return cursors_dir() / safe_name(workspace_id) / f"{safe_name(issue_id)}.json"
 
 
 def _check(data: object, path: Path) -> dict:
@@ -107,7 +103,7 @@ def remove_cursor(workspace_id: str, issue_id: str) -> bool:
 def cursor_issue_ids(workspace_id: str) -> list[str]:
     """Issue ids that have a cursor in this workspace."""
     try:
-        entries = os.scandir(cursors_dir() / _safe(workspace_id))
+        entries = os.scandir(cursors_dir() / safe_name(workspace_id))
     except (FileNotFoundError, NotADirectoryError):
         return []  # none (a file in the way is reported by read_cursor, per issue)
     with entries:
