@@ -15,11 +15,11 @@ import json
 import os
 import signal
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
+from tests.helpers.polling import wait_for
 from tests.helpers.schemas import schema_errors
 from tests.runs.standins import ENGINES, StandIns, fixtures_dir
 
@@ -64,15 +64,6 @@ def show_run(cli, task_id: str) -> dict:
     return result.json()
 
 
-def wait_for(predicate, what: str, timeout: float = 30.0):
-    """Poll another process's effect with a deadline."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def journal(cli) -> list[dict]:

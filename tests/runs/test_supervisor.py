@@ -11,13 +11,13 @@ import hashlib
 import json
 import os
 import threading
-import time
 from pathlib import Path
 
 import pytest
 
 from openalice.runs import supervisor
 from openalice.runs.supervisor import capture, engine
+from tests.helpers.polling import wait_for
 from tests.helpers.schemas import conforms
 
 from .conftest import NOW, journal_facts, structured_of
@@ -42,15 +42,6 @@ def request_for(engine: str) -> dict:
     return {"agent": engine, "model": "fake-model", "effort": "high"}
 
 
-def wait_for(predicate, what: str, timeout: float = 20.0):
-    """Poll an outside process's effect with a deadline (the effect is not ours to clock)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.02)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 # -- the status rule ---------------------------------------------------------------------------------
