@@ -136,7 +136,7 @@ class _Handler(BaseHTTPRequestHandler):
         except (ValueError, UnicodeDecodeError):
             raise HttpError(400, "malformed query string", code="bad_parameter") from None
         method = self.command
-        if target.path == "/" and method == "GET" and any(k == "token" for k, _ in query):
+        if target.path == "/" and method == "GET" and any(k in ("token", "code") for k, _ in query):
             return None, self._exchange(gateway, query)
         if not gateway.guard.authenticated(self.headers):
             raise HttpError(401, "open the URL that 'alice serve' printed (it carries the "
@@ -166,8 +166,15 @@ class _Handler(BaseHTTPRequestHandler):
         return request, gateway.api.handle(request)
 
     def _exchange(self, gateway: Gateway, query: list[tuple[str, str]]) -> Response:
+        """``/?token=T`` (the printed URL) or ``/?code=C`` (the one-time code ``--open`` gave
+        the browser) for the cookie, and a 303 to ``/`` so neither stays in the address bar."""
         tokens = [v for k, v in query if k == "token"]
-        if len(tokens) != 1 or not gateway.guard.token_matches(tokens[0]):
+        codes = [v for k, v in query if k == "code"]
+        if codes:
+            if tokens or len(codes) != 1 or not gateway.guard.redeem_code(codes[0]):
+                raise HttpError(401, "this one-time code is unknown, used or expired; open the "
+                                     "URL that 'alice serve' printed", code="bad_code")
+        elif len(tokens) != 1 or not gateway.guard.token_matches(tokens[0]):
             raise HttpError(401, "this token is not the one 'alice serve' printed",
                             code="bad_token")
         return Response(303, b"", {"Location": "/", "Set-Cookie": gateway.guard.set_cookie_header(),

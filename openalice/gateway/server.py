@@ -112,6 +112,11 @@ class Gateway:
         """The URL to open: it carries the token, exchanged for a cookie on first use."""
         return f"{self.base_url}/?token={self.token}"
 
+    def one_time_url(self) -> str:
+        """A URL for a browser started by ``--open``: a code that works once, for a minute,
+        instead of the token, which would sit on the browser's command line for all to read."""
+        return f"{self.base_url}/?code={self.guard.issue_code()}"
+
     # -- lifecycle ---------------------------------------------------------------------------
     def log(self, line: str) -> None:
         with self._log_lock:
