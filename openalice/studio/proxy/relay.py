@@ -36,8 +36,7 @@ class ResponseRelay:
         length = head.get(b"\r\ncontent-length:")
         if length is not None and not (length.isdigit() and len(length) < 19):
             length = None      # not a length: the body is delimited by the upstream closing
-        encoding = head.get(b"\r\ntransfer-encoding:")
-        chunked = encoding is not None and encoding.lower().rstrip().endswith(b"chunked")
+        chunked = b"\r\ntransfer-encoding:" in lowered    # exactly chunked (checked with the head)
         block = _without(head.block, _DROP_RESPONSE, named)
         if b"\r\nlocation:" in lowered:
             block = _LOCATION.sub(lambda m: b"\r\n" + m.group(1) + b": "
