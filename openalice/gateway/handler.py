@@ -102,8 +102,10 @@ class _Handler(BaseHTTPRequestHandler):
         """http.server's own refusals in the gateway's envelope; the connection ends."""
         self.close_connection = True
         status = int(code)
-        if status == 431 or self.rfile.exceeded:
-            status, message = 431, f"the request head exceeds {MAX_HEAD_BYTES} bytes"
+        if status == 431 and self.rfile.exceeded:
+            message = f"the request head exceeds {MAX_HEAD_BYTES} bytes"
+        elif status == 414:
+            message = f"the request line exceeds {MAX_HEAD_BYTES} bytes"
         text = message or HTTPStatus(status).phrase
         err = HttpError(status, text, code=_PROTOCOL_CODES.get(status, "bad_request"))
         if not getattr(self, "request_version", None) or self.request_version == "HTTP/0.9":

@@ -96,6 +96,11 @@ def test_a_head_over_32_kib_is_431(fake):
     assert got == 431 and _code(body) == "headers_too_large"
     many = "".join(f"X-Pad-{i}: {'b' * 400}\r\n" for i in range(90))
     assert _raw(fake.port, _head(fake, "GET", "/api/inbox", state=False, extra=many))[0] == 431
+    got, body = _raw(fake.port, b"GET /" + b"a" * (40 * 1024) + b" HTTP/1.1\r\n\r\n")
+    assert got == 414 and _code(body) == "uri_too_long"
+    for line, status in ((b"GARBAGE", 400), (b"GET / HTTP/2.0", 505), (b"BREW / HTTP/1.1", 501)):
+        got, body = _raw(fake.port, line + f"\r\nHost: 127.0.0.1:{fake.port}\r\n\r\n".encode())
+        assert got == status and json.loads(body)["error"]["exit"] == 2, line   # the envelope
     assert fake.runner.calls == []
 
 
