@@ -72,11 +72,15 @@ class ConnectionTable:
         with self._lock:
             self._entries.pop(id(sock), None)
 
-    def busy(self, sock: socket.socket) -> None:
+    def busy(self, sock: socket.socket) -> bool:
+        """Mark a connection busy; False when it was ended meanwhile: its head was cut short
+        by the ``shutdown()``, so the request must not run."""
         with self._lock:
             entry = self._entries.get(id(sock))
-            if entry is not None:
-                entry.waiting = False
+            if entry is None or entry.ended:
+                return False
+            entry.waiting = False
+            return True
 
     def waiting(self, sock: socket.socket) -> None:
         with self._lock:

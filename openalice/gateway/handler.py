@@ -11,6 +11,7 @@ import socket
 import time
 import traceback
 from http import HTTPStatus
+from http.client import LineTooLong
 from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qsl, unquote, urlsplit
 
@@ -72,11 +73,11 @@ class _Handler(BaseHTTPRequestHandler):
         self.rfile.start_head()
         try:
             self.raw_requestline = self.rfile.readline(MAX_HEAD_BYTES + 1)
-        except Exception:   # LineTooLong: the head budget
+        except LineTooLong:   # the head budget
             self.requestline, self.request_version, self.command = "", "HTTP/1.1", ""
             self.send_error(HTTPStatus.REQUEST_URI_TOO_LONG)
             return
-        except TimeoutError:
+        except OSError:       # a timeout, a reset
             self.close_connection = True
             return
         if not self.raw_requestline:
@@ -85,7 +86,7 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             if not self.parse_request():
                 return
-        except TimeoutError:
+        except OSError:
             self.close_connection = True
             return
         handler = getattr(self, "do_" + self.command, None)
@@ -121,7 +122,9 @@ class _Handler(BaseHTTPRequestHandler):
     def _handle(self) -> None:
         gateway: Gateway = self.server.gateway
         connections = self.server.connections
-        connections.busy(self.connection)
+        if not connections.busy(self.connection):
+            self.close_connection = True     # evicted while its head arrived: never run it
+            return
         started = time.monotonic()
         request: Request | None = None
         path = urlsplit(self.path).path if self.path.startswith("/") else "?"

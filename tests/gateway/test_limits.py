@@ -242,3 +242,25 @@ def test_200_stalled_unauthenticated_clients_cost_the_gateway_little_memory(cli)
         finally:
             for sock in clients:
                 sock.close()
+
+
+def test_an_evicted_connection_never_runs_its_cut_head():
+    """The longest-waiting head is ended by shutdown(); what it had sent (here an authenticated
+    state change, without its blank line) must not run as a request."""
+    runner = FakeRunner()
+    gateway = Gateway(port=0, runner=runner, log=io.StringIO(), max_connections=2).start()
+    try:
+        partial = socket.create_connection(("127.0.0.1", gateway.port), timeout=5)
+        partial.sendall((f"POST /api/inbox/mark-all-read HTTP/1.1\r\nHost: 127.0.0.1:{gateway.port}\r\n"
+                         f"Authorization: Bearer {gateway.token}\r\nX-OpenAlice-Token: {gateway.token}\r\n"
+                         f"Origin: http://127.0.0.1:{gateway.port}\r\n").encode())
+        time.sleep(0.2)
+        others = [socket.create_connection(("127.0.0.1", gateway.port), timeout=5) for _ in range(2)]
+        partial.settimeout(5)
+        assert partial.recv(65536) == b""           # ended, unanswered
+        time.sleep(0.2)
+        assert runner.calls == []
+        for sock in others + [partial]:
+            sock.close()
+    finally:
+        gateway.close()
