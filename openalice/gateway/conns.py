@@ -24,7 +24,7 @@ __all__ = ["ConnectionTable", "MAX_CONNECTIONS", "HEAD_SECONDS", "BUSY_RESPONSE"
 
 MAX_CONNECTIONS = 128
 HEAD_SECONDS = 20.0
-_EVICTING_SLACK = 32     # ended connections whose threads have not finished yet, at most
+_ENDING_WAIT = 0.5       # how long a new connection may wait for ended ones' threads to finish
 _SWEEP_EVERY = 0.5
 
 _BUSY_BODY = (b'{"error": {"code": "busy", "exit": 3, "message": "the gateway is handling too '
@@ -49,6 +49,7 @@ class ConnectionTable:
         self.head_seconds = head_seconds
         self._entries: dict[int, _Entry] = {}
         self._lock = threading.Lock()
+        self._freed = threading.Condition(self._lock)
         self._swept = 0.0
 
     def __len__(self) -> int:
@@ -56,21 +57,29 @@ class ConnectionTable:
 
     def admit(self, sock: socket.socket) -> bool:
         """Count a new connection, ending the longest waiter if the table is full; False
-        (refuse it) when every connection is busy."""
-        now = time.monotonic()
+        (refuse it) when every connection is busy.  Ended connections still count until their
+        threads finish (at most as many again as the cap): at that bound the acceptor waits a
+        moment for them, and the next connects wait in the listen queue meanwhile."""
+        deadline = time.monotonic() + _ENDING_WAIT
         with self._lock:
+            while len(self._entries) >= 2 * self.max_connections:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._freed.wait(left)
             live = [e for e in self._entries.values() if not e.ended]
             if len(live) >= self.max_connections:
                 waiters = [e for e in live if e.waiting]
-                if not waiters or len(self._entries) >= self.max_connections + _EVICTING_SLACK:
+                if not waiters:
                     return False
                 self._end(min(waiters, key=lambda e: e.since))
-            self._entries[id(sock)] = _Entry(sock, now)
+            self._entries[id(sock)] = _Entry(sock, time.monotonic())
         return True
 
     def forget(self, sock: socket.socket) -> None:
         with self._lock:
             self._entries.pop(id(sock), None)
+            self._freed.notify_all()
 
     def busy(self, sock: socket.socket) -> bool:
         """Mark a connection busy; False when it was ended meanwhile: its head was cut short
