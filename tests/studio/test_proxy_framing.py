@@ -13,7 +13,7 @@ import threading
 
 import pytest
 
-from .test_proxy import publish, raw_request, request, running_proxy, upstream  # noqa: F401 (fixtures)
+from .test_proxy import _raw_upstream, publish, raw_request, request, running_proxy, upstream  # noqa: F401
 
 TOKEN = "gateway-token-canary-7d1e"
 
@@ -124,6 +124,25 @@ def test_expect_is_answered_by_the_proxy_and_never_forwarded(upstream, running_p
     got, _h, _b = raw_request(server.port, f"PUT /echo HTTP/1.1\r\nHost: {host}\r\nContent-Length: 5\r\n"
                                            "Expect: telepathy\r\n\r\n", b"hello")
     assert got == 417
+
+
+def test_an_answer_with_another_transfer_coding_is_a_502(running_proxy):
+    """``xchunked`` from the app is not chunked: the proxy cannot tell where that body ends."""
+    answers = [b"HTTP/1.1 200 OK\r\nTransfer-Encoding: xchunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
+               b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0x5\r\nhello\r\n0\r\n\r\n"]
+    listener, _seen = _raw_upstream(answers)
+    try:
+        server = running_proxy()
+        host = publish(listener.getsockname()[1])
+        assert request(server.port, host, path="/")[0] == 502
+        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:   # a bad size: cut
+            sock.sendall(f"GET / HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+            data = b""
+            while chunk := sock.recv(65536):
+                data += chunk
+        assert b"hello" not in data
+    finally:
+        listener.close()
 
 
 # -- cookies ------------------------------------------------------------------------------------------------
