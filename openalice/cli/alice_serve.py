@@ -28,7 +28,9 @@ def register(sub, common) -> None:
                         "--allow-remote)")
     p.add_argument("--allow-remote", action="store_true",
                    help="allow a non-loopback --host (the token is then the only protection)")
-    p.add_argument("--open", action="store_true", help="open the URL in the default browser")
+    p.add_argument("--open", action="store_true",
+                   help="open the page in the default browser (with a one-time code, never the "
+                        "token: a browser's command line is readable by every local user)")
 
 
 def cmd_serve(args: argparse.Namespace, ctx: Context) -> int:
@@ -50,7 +52,9 @@ def cmd_serve(args: argparse.Namespace, ctx: Context) -> int:
         if args.open:
             import webbrowser  # lazy: only --open starts a browser
 
-            if not webbrowser.open(gateway.url):
+            # Never the token: a command line (the browser's, xdg-open's) is readable by every
+            # local user. The browser gets a code that works once, for a minute.
+            if not webbrowser.open(gateway.one_time_url()):
                 ctx.warn("could not open a browser; open the URL above by hand")
 
     return gateway.serve_until_signalled(on_ready=ready)

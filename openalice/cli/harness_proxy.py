@@ -21,8 +21,9 @@ def register(sub, common) -> None:
         sub, "proxy", cmd_proxy, common=common,
         help="serve ready Studio surfaces on 127.0.0.1 by Host header (runs until interrupted)",
         description="Routes http://oa-surface-<24 hex>.localhost:PORT/ to the ready generation that published "
-                    "that host; unknown hosts get 404, a failing app 502. Binds 127.0.0.1 only. Auth, cookie "
-                    "and CSRF headers are never forwarded. The first line on stdout says where it listens "
+                    "that host; unknown hosts get 404, a failing app 502. Binds 127.0.0.1 only. OpenAlice's own "
+                    "cookies and headers and Authorization are never forwarded (the app's cookies are). "
+                    "The first line on stdout says where it listens "
                     "(with --json: one JSON document); SIGINT or SIGTERM stops it.",
         examples="  alice-harness proxy                  # port 47331\n"
                  "  alice-harness proxy --port 0 --json  # any free port; the document names it\n"

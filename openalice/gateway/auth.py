@@ -3,8 +3,9 @@
 * **Host guard** (DNS rebinding): the ``Host`` header must name a loopback
   host (or the explicit non-loopback bind address) and the gateway's port.
 * **Authentication**: the random token, as the HttpOnly SameSite=Strict cookie
-  the page got in exchange for ``/?token=T``, or as ``Authorization: Bearer T``
-  from a script.
+  the page got in exchange for ``/?token=T`` (or for a one-time ``/?code=C``:
+  what ``--open`` hands the browser, so the token is on no command line), or
+  as ``Authorization: Bearer T`` from a script.
 * **State changes** (every method but GET) also need ``X-OpenAlice-Token: T``
   and an ``Origin`` equal to the gateway's own (a missing or ``null`` Origin is
   a mismatch).  A cross-site page can neither read the token nor set that
@@ -16,11 +17,14 @@ so two gateways on one host would otherwise overwrite each other's.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import re
 import secrets
+import threading
+import time
 from http.cookies import CookieError, SimpleCookie
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Mapping
 from urllib.parse import urlsplit
 
 from openalice.core.net import is_loopback_ip
@@ -30,6 +34,8 @@ __all__ = ["LOOPBACK_NAMES", "new_token", "is_loopback", "Guard"]
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 TOKEN_HEADER = "X-OpenAlice-Token"
 _HOST_CHARS = re.compile(r"[A-Za-z0-9.\-:\[\]]+\Z")
+CODE_SECONDS = 60.0   # a browser that takes longer to start gets a refusal and the printed URL works
+_MAX_CODES = 8
 
 
 def new_token() -> str:
@@ -56,11 +62,37 @@ def _split_host(value: str) -> tuple[str, int | None] | None:
 
 
 class Guard:
-    def __init__(self, token: str, *, port: int, hosts: Iterable[str]) -> None:
+    def __init__(self, token: str, *, port: int, hosts: Iterable[str],
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.token = token
         self.port = port
         self.hosts = frozenset(h.lower().strip("[]") for h in hosts)
         self.cookie_name = f"openalice-gateway-{port}"
+        self._clock = clock
+        self._codes: dict[bytes, float] = {}   # sha256(code) → when it stops working
+        self._codes_lock = threading.Lock()
+
+    # -- one-time codes -------------------------------------------------------------------
+    def issue_code(self, seconds: float = CODE_SECONDS) -> str:
+        """A fresh code that ``redeem_code`` accepts once within ``seconds``: it may sit on a
+        command line (a browser's) because it is worthless once used or expired."""
+        code = secrets.token_urlsafe(32)
+        now = self._clock()
+        with self._codes_lock:
+            self._codes = {k: v for k, v in self._codes.items() if v > now}
+            while len(self._codes) >= _MAX_CODES:
+                self._codes.pop(next(iter(self._codes)))
+            self._codes[hashlib.sha256(code.encode()).digest()] = now + seconds
+        return code
+
+    def redeem_code(self, candidate: str | None) -> bool:
+        """True once for a live code; a used, expired or unknown one is False."""
+        if not candidate:
+            return False
+        key = hashlib.sha256(candidate.encode("utf-8", "replace")).digest()
+        with self._codes_lock:
+            until = self._codes.pop(key, None)
+        return until is not None and self._clock() < until
 
     # -- checks -------------------------------------------------------------------
     def token_matches(self, candidate: str | None) -> bool:

@@ -9,7 +9,8 @@ __all__ = ["HttpError", "STATUS_FOR_EXIT", "error_document"]
 # The CLI exit codes (0 ok, 1 internal, 2 bad input, 3 unavailable, 4 not allowed) → HTTP.
 # Anything else (a signal, an unknown code) is 500.
 STATUS_FOR_EXIT = {0: 200, 1: 500, 2: 400, 3: 503, 4: 403}
-_EXIT_FOR_STATUS = {400: 2, 401: 4, 403: 4, 404: 2, 405: 2, 411: 2, 413: 2, 415: 2, 503: 3}
+_EXIT_FOR_STATUS = {400: 2, 401: 4, 403: 4, 404: 2, 405: 2, 408: 2, 411: 2, 413: 2, 414: 2, 415: 2,
+                    431: 2, 501: 2, 503: 3, 505: 2}
 
 
 class HttpError(AliceError):

@@ -1,5 +1,6 @@
-"""One HTTP request: body and size limits, the guards in order, the route, the answer (a JSON
-document, the page, or a Server-Sent-Events stream relayed from a CLI follower)."""
+"""One HTTP request: the head budget, the guards in order (every one from the headers, before
+any body byte is read: :mod:`.limits`), the body, the route, the answer (a JSON document, the
+page, or a Server-Sent-Events stream relayed from a CLI follower)."""
 
 from __future__ import annotations
 
@@ -9,18 +10,19 @@ import selectors
 import socket
 import time
 import traceback
+from http import HTTPStatus
+from http.client import LineTooLong
 from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from .api import Request, Response, Stream
 from .errors import HttpError
+from .limits import MAX_BODY_BYTES, MAX_HEAD_BYTES, HeadBudget, check_json, content_length, linger
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .server import Gateway, _Server
 
-MAX_BODY_BYTES = 2 * 1024 * 1024
-_DRAIN_LIMIT = 8 * 1024 * 1024  # a larger body is not read at all: the connection is closed
 HEARTBEAT_SECONDS = 15.0
 
 COMMON_HEADERS = {
@@ -31,6 +33,10 @@ COMMON_HEADERS = {
     "Cache-Control": "no-store",
 }
 JSON_CSP = "default-src 'none'; frame-ancestors 'none'; sandbox"
+# http.server's own refusals (a malformed request line, a head over the budget), as envelopes.
+_PROTOCOL_CODES = {400: "bad_request", 408: "request_timeout", 414: "uri_too_long",
+                   431: "headers_too_large", 501: "not_implemented",
+                   505: "http_version_not_supported"}
 
 
 def _decode_segments(path: str) -> list[str]:
@@ -45,7 +51,7 @@ def _decode_segments(path: str) -> list[str]:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
-    timeout = 60  # an idle keep-alive connection ends after this
+    timeout = 60  # a read or write that stalls this long ends the connection (idle heads: .conns)
     # The head and the body go out in two writes: with Nagle on, the body's last
     # segment waits for the client's delayed ACK of the head (40 ms on Linux).
     disable_nagle_algorithm = True
@@ -57,6 +63,56 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args) -> None:  # noqa: A002
         pass  # one line per request is written by _handle; argv and bodies never are
 
+    def setup(self) -> None:
+        super().setup()
+        self.rfile = HeadBudget(self.rfile)
+        self._unread = 0     # body bytes announced and not read (drained after the answer)
+
+    def handle_one_request(self) -> None:
+        """http.server's, with the request line inside the head budget."""
+        self.rfile.start_head()
+        try:
+            self.raw_requestline = self.rfile.readline(MAX_HEAD_BYTES + 1)
+        except LineTooLong:   # the head budget
+            self.requestline, self.request_version, self.command = "", "HTTP/1.1", ""
+            self.send_error(HTTPStatus.REQUEST_URI_TOO_LONG)
+            return
+        except OSError:       # a timeout, a reset
+            self.close_connection = True
+            return
+        if not self.raw_requestline:
+            self.close_connection = True
+            return
+        try:
+            if not self.parse_request():
+                return
+        except OSError:
+            self.close_connection = True
+            return
+        handler = getattr(self, "do_" + self.command, None)
+        if handler is None:
+            self.send_error(HTTPStatus.NOT_IMPLEMENTED, f"unsupported method {self.command[:20]!r}")
+            return
+        try:
+            handler()
+            self.wfile.flush()
+        except TimeoutError:
+            self.close_connection = True
+
+    def send_error(self, code, message=None, explain=None) -> None:  # noqa: ARG002
+        """http.server's own refusals in the gateway's envelope; the connection ends."""
+        self.close_connection = True
+        status = int(code)
+        if status == 431 and self.rfile.exceeded:
+            message = f"the request head exceeds {MAX_HEAD_BYTES} bytes"
+        elif status == 414:
+            message = f"the request line exceeds {MAX_HEAD_BYTES} bytes"
+        text = message or HTTPStatus(status).phrase
+        err = HttpError(status, text, code=_PROTOCOL_CODES.get(status, "bad_request"))
+        if not getattr(self, "request_version", None) or self.request_version == "HTTP/0.9":
+            self.request_version = "HTTP/1.1"
+        self._send(Response.error(err), json_api=True)
+
     def do_GET(self) -> None:
         self._handle()
 
@@ -65,6 +121,10 @@ class _Handler(BaseHTTPRequestHandler):
     # -- the request ----------------------------------------------------------------------------
     def _handle(self) -> None:
         gateway: Gateway = self.server.gateway
+        connections = self.server.connections
+        if not connections.busy(self.connection):
+            self.close_connection = True     # evicted while its head arrived: never run it
+            return
         started = time.monotonic()
         request: Request | None = None
         path = urlsplit(self.path).path if self.path.startswith("/") else "?"
@@ -82,6 +142,8 @@ class _Handler(BaseHTTPRequestHandler):
             response = Response.json(500, {"error": {"code": "gateway_failed", "exit": 1,
                                                      "message": "the gateway failed while handling "
                                                                 "this request"}})
+        if self._unread:
+            self.close_connection = True   # the body left on the wire is no next request
         if isinstance(response, Stream):
             status = self._stream(gateway, request, response)
         else:
@@ -95,33 +157,33 @@ class _Handler(BaseHTTPRequestHandler):
         spawned = request.spawned if request is not None else 0
         gateway.log(f'{self.client_address[0]} "{self.command} {path[:200]}" {status} '
                     f"{(time.monotonic() - started) * 1000:.0f}ms cli={spawned}")
+        connections.waiting(self.connection)   # until its next head, or while a body drains
+        if self._unread:
+            try:
+                self.wfile.flush()
+            except OSError:
+                pass
+            linger(self.connection, self._unread)
+            self._unread = 0
 
-    def _read_body(self) -> bytes:
-        if self.headers.get("Transfer-Encoding"):
-            self.close_connection = True
-            raise HttpError(411, "chunked bodies are not accepted; send Content-Length",
-                            code="length_required")
-        raw = self.headers.get("Content-Length")
-        if raw is None:
-            return b""
-        if not raw.isdigit():
-            self.close_connection = True
-            raise HttpError(400, "bad Content-Length", code="bad_request")
-        length = int(raw)
+    def _read_body(self, length: int) -> bytes:
+        """The body, once the request has passed every guard of its headers."""
         if length > MAX_BODY_BYTES:
-            self.close_connection = True
-            if length <= _DRAIN_LIMIT:
-                # Read it away first, so the client is not cut off mid-send and sees the 413.
-                while length > 0:
-                    chunk = self.rfile.read(min(length, 65536))
-                    if not chunk:
-                        break
-                    length -= len(chunk)
             raise HttpError(413, f"the body exceeds {MAX_BODY_BYTES} bytes", code="too_large")
-        return self.rfile.read(length) if length else b""
+        self._unread = 0
+        body = self.rfile.read(length) if length else b""
+        if len(body) < length:
+            self.close_connection = True
+            raise HttpError(400, "the body ended before its Content-Length", code="bad_request")
+        return body
 
     def _route(self, gateway: Gateway) -> tuple[Request | None, Response | Stream]:
-        body = self._read_body()
+        try:
+            length = content_length(self.headers)
+        except HttpError:
+            self.close_connection = True     # where this body ends cannot be told
+            raise
+        self._unread = length
         hosts = self.headers.get_all("Host") or []
         if len(hosts) != 1 or not gateway.guard.host_allowed(hosts[0]):
             raise HttpError(403, "the Host header is not this gateway's loopback address "
@@ -136,7 +198,7 @@ class _Handler(BaseHTTPRequestHandler):
         except (ValueError, UnicodeDecodeError):
             raise HttpError(400, "malformed query string", code="bad_parameter") from None
         method = self.command
-        if target.path == "/" and method == "GET" and any(k == "token" for k, _ in query):
+        if target.path == "/" and method == "GET" and any(k in ("token", "code") for k, _ in query):
             return None, self._exchange(gateway, query)
         if not gateway.guard.authenticated(self.headers):
             raise HttpError(401, "open the URL that 'alice serve' printed (it carries the "
@@ -150,6 +212,7 @@ class _Handler(BaseHTTPRequestHandler):
         if method == "HEAD":
             raise HttpError(405, "HEAD is not supported", code="method_not_allowed",
                             headers={"Allow": "GET"})
+        body = self._read_body(length)
         if target.path == "/":
             if method != "GET":
                 raise HttpError(405, f"{method} is not allowed here", code="method_not_allowed",
@@ -162,12 +225,20 @@ class _Handler(BaseHTTPRequestHandler):
             if kind != "application/json":
                 raise HttpError(415, "request bodies must be application/json",
                                 code="unsupported_media_type")
+            check_json(body)
         request = Request(method, segments, query, self.headers, body)
         return request, gateway.api.handle(request)
 
     def _exchange(self, gateway: Gateway, query: list[tuple[str, str]]) -> Response:
+        """``/?token=T`` (the printed URL) or ``/?code=C`` (the one-time code ``--open`` gave
+        the browser) for the cookie, and a 303 to ``/`` so neither stays in the address bar."""
         tokens = [v for k, v in query if k == "token"]
-        if len(tokens) != 1 or not gateway.guard.token_matches(tokens[0]):
+        codes = [v for k, v in query if k == "code"]
+        if codes:
+            if tokens or len(codes) != 1 or not gateway.guard.redeem_code(codes[0]):
+                raise HttpError(401, "this one-time code is unknown, used or expired; open the "
+                                     "URL that 'alice serve' printed", code="bad_code")
+        elif len(tokens) != 1 or not gateway.guard.token_matches(tokens[0]):
             raise HttpError(401, "this token is not the one 'alice serve' printed",
                             code="bad_token")
         return Response(303, b"", {"Location": "/", "Set-Cookie": gateway.guard.set_cookie_header(),

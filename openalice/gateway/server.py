@@ -1,9 +1,11 @@
 """The HTTP side: a threaded ``http.server``, the guards, the page, SSE, shutdown.
 
 Order of checks for every request, each refusing before anything runs:
-request target and body size → Host (403) → token exchange on ``/?token=`` →
+connection cap (503, :mod:`.conns`) → head size (431) and framing headers (400/411,
+:mod:`.limits`) → Host (403) → token exchange on ``/?token=`` or ``/?code=`` →
 cookie or Bearer (401) → for every method but GET, ``X-OpenAlice-Token`` and
-Origin (403) → route and parameter grammar (404/405/400) → the CLI.
+Origin (403) → body size (413), then the body is read → JSON depth (400) → route and
+parameter grammar (404/405/400) → the CLI.  No body byte is read before the token.
 
 The request side (guards, routing, SSE) is :mod:`.handler`; here, the server,
 its lifecycle and the page.
@@ -27,7 +29,9 @@ from openalice.core.net import listen_error
 
 from .api import Api, Response
 from .auth import LOOPBACK_NAMES, Guard, is_loopback, new_token
-from .handler import MAX_BODY_BYTES, _Handler
+from .conns import MAX_CONNECTIONS, ConnectionTable, refuse_busy
+from .handler import _Handler
+from .limits import MAX_BODY_BYTES
 from .runner import CliRunner
 
 __all__ = ["Gateway", "MAX_BODY_BYTES"]
@@ -42,10 +46,29 @@ def _page_template() -> str:
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+    request_queue_size = 256   # a burst of connects must not overflow the accept queue (1 s SYN retries)
 
-    def __init__(self, address, handler, family: int) -> None:
+    def __init__(self, address, handler, family: int, max_connections: int) -> None:
         self.address_family = family
+        self.max_connections = max_connections
+        self.connections = ConnectionTable(max_connections)
         super().__init__(address, handler)
+
+    def process_request(self, request, client_address) -> None:
+        if not self.connections.admit(request):
+            refuse_busy(request)
+            self.shutdown_request(request)
+            return
+        super().process_request(request, client_address)
+
+    def process_request_thread(self, request, client_address) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.connections.forget(request)
+
+    def service_actions(self) -> None:
+        self.connections.sweep()   # serve_forever calls this between polls
 
     def server_bind(self) -> None:
         # HTTPServer.server_bind calls socket.getfqdn(), a reverse DNS lookup
@@ -69,7 +92,7 @@ class Gateway:
 
     def __init__(self, *, host: str = "127.0.0.1", port: int = 0, token: str | None = None,
                  runner: CliRunner | None = None, allow_remote: bool = False,
-                 log: TextIO | None = None) -> None:
+                 log: TextIO | None = None, max_connections: int = MAX_CONNECTIONS) -> None:
         if not is_loopback(host) and not allow_remote:
             raise UsageError(f"refusing to listen on {host!r}: the gateway binds loopback "
                              "addresses only unless --allow-remote is given",
@@ -78,7 +101,7 @@ class Gateway:
                                               "token can still probe it; prefer an SSH tunnel"})
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         try:
-            self.httpd = _Server((host, port), _Handler, family)
+            self.httpd = _Server((host, port), _Handler, family, max_connections)
         except OSError as exc:
             raise listen_error(exc, host, port, field="--port") from None
         self.httpd.gateway = self
@@ -112,6 +135,11 @@ class Gateway:
         """The URL to open: it carries the token, exchanged for a cookie on first use."""
         return f"{self.base_url}/?token={self.token}"
 
+    def one_time_url(self) -> str:
+        """A URL for a browser started by ``--open``: a code that works once, for a minute,
+        instead of the token, which would sit on the browser's command line for all to read."""
+        return f"{self.base_url}/?code={self.guard.issue_code()}"
+
     # -- lifecycle ---------------------------------------------------------------------------
     def log(self, line: str) -> None:
         with self._log_lock:
@@ -137,6 +165,7 @@ class Gateway:
         if self._thread is not None:
             self.httpd.shutdown()
             self._thread.join(timeout=5)
+        self.httpd.connections.end_all()   # idle keep-alive and stalled connections end now
         self.runner.close()
         self.httpd.server_close()
 

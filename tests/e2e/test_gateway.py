@@ -416,4 +416,6 @@ def test_open_hands_the_url_to_the_browser(home, tmp_path):
         deadline = time.monotonic() + 10
         while not (opened.exists() and opened.read_text()) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert opened.read_text() == served.url
+        # The one-time code, never the token (tests/e2e/test_serve_open.py samples /proc).
+        url = opened.read_text()
+        assert url.startswith(served.base + "/?code=") and served.token not in url

@@ -55,3 +55,20 @@ def test_credentials():
                                    "Origin": "http://127.0.0.1:8765"}) is None
     assert g.state_change_refusal({"Origin": "http://127.0.0.1:8765"})[0] == "token_header_required"
     assert g.state_change_refusal({"X-OpenAlice-Token": "tok-123"})[0] == "bad_origin"
+
+
+def test_a_one_time_code_works_once_and_expires():
+    now = [1000.0]
+    g = Guard("tok-123", port=8765, hosts=("127.0.0.1",), clock=lambda: now[0])
+    code = g.issue_code()
+    assert "tok-123" not in code and len(code) >= 40
+    assert g.redeem_code(code)
+    assert not g.redeem_code(code)          # used: refused
+    late = g.issue_code(seconds=60)
+    now[0] += 60.5
+    assert not g.redeem_code(late)          # expired: refused
+    assert not g.redeem_code(late)
+    for bad in (None, "", "tok-123", code + "x"):
+        assert not g.redeem_code(bad), bad
+    codes = [g.issue_code() for _ in range(3)]
+    assert all(g.redeem_code(c) for c in codes)

@@ -222,3 +222,29 @@ def test_the_log_never_holds_the_token(fake):
     log = fake.log.getvalue()
     assert '"GET /api/inbox" 200' in log and "cli=1" in log
     assert fake.token not in log and "wrong-guess" not in log
+
+
+def test_a_one_time_code_is_exchanged_once_for_the_cookie(fake):
+    url = fake.gateway.one_time_url()
+    assert fake.token not in url
+    path = url[len(fake.gateway.base_url):]
+    r = fake.get(path, auth=None)
+    assert r.status == 303 and r.header("Location") == "/"
+    assert r.header("Set-Cookie").split(";")[0] == f"openalice-gateway-{fake.port}={fake.token}"
+    again = fake.get(path, auth=None)
+    assert again.status == 401 and again.json()["error"]["code"] == "bad_code"
+    assert fake.get("/?code=made-up", auth=None).status == 401
+    both = fake.gateway.one_time_url()[len(fake.gateway.base_url):] + f"&token={fake.token}"
+    assert fake.get(both, auth=None).status == 401
+    assert "code=" not in fake.log.getvalue()
+
+
+def test_an_expired_one_time_code_is_refused(fake, monkeypatch):
+    guard = fake.gateway.guard
+    now = [5000.0]
+    monkeypatch.setattr(guard, "_clock", lambda: now[0])
+    path = fake.gateway.one_time_url()[len(fake.gateway.base_url):]
+    now[0] += 61
+    r = fake.get(path, auth=None)
+    assert r.status == 401 and r.json()["error"]["code"] == "bad_code"
+    assert fake.runner.calls == []

@@ -10,12 +10,16 @@ is 404.  There is no path-based route (no ``/proxy/<port>``): the path goes to
 the app untouched.  The upstream is always a loopback address, checked on every
 request before connecting; a route naming anything else is refused (502).
 
-Request headers ``authorization``, ``cookie``, ``host``, ``connection``,
-``keep-alive``, ``proxy-authenticate``, ``proxy-authorization``, ``te``,
-``trailer``, ``transfer-encoding``, ``upgrade`` (kept only to open a WebSocket
-tunnel), ``x-csrf-token``, ``x-openalice-token``, every header the client's
-``Connection`` names, and any ``x-forwarded-*`` the client sent are never
-forwarded.  ``Origin`` and ``Referer`` on the public origin are rewritten to the
+Request headers ``authorization``, ``host``, ``connection``, ``keep-alive``,
+``proxy-authenticate``, ``proxy-authorization``, ``te``, ``trailer``,
+``transfer-encoding``, ``upgrade`` (kept only to open a WebSocket tunnel),
+``expect`` (the proxy answers 100 itself), every ``x-openalice-*``, every header
+the client's ``Connection`` names, and any ``x-forwarded-*`` the client sent are
+never forwarded; ``Cookie`` loses OpenAlice's own cookies (``openalice-*``) and
+keeps the app's, so an app's own cookie login works.  A body's framing must be
+one reading only: exactly ``chunked`` or one ``Content-Length`` (400 for a
+conflict or a malformed coding or chunk size, 501 for another coding).
+``Origin`` and ``Referer`` on the public origin are rewritten to the
 upstream origin (a foreign origin passes unchanged, so the app can still refuse
 it); ``X-Forwarded-Host``/``-Proto`` say what the browser used.  Responses lose
 their hop-by-hop headers, and a redirect to the upstream's own origin is

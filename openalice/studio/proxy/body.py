@@ -8,7 +8,7 @@ import os
 import socket
 import threading
 
-from .wire import BadMessage, Reader
+from .wire import BadMessage, Reader, chunk_size
 
 BUFFER = 256 * 1024
 SPLICE_MIN = 256 * 1024       # bodies at least this long go through a pipe (os.splice), when available
@@ -50,13 +50,7 @@ class ChunkedEnd:
                 if not line:
                     return i
                 continue
-            size_text = line.split(b";", 1)[0].strip()
-            try:
-                size = int(size_text, 16)
-            except ValueError:
-                raise BadMessage("malformed chunk size") from None
-            if size < 0 or not size_text:
-                raise BadMessage("malformed chunk size")
+            size = chunk_size(line)
             if size == 0:
                 self.trailers = True
             else:
@@ -95,10 +89,7 @@ def copy_dechunked(reader: Reader, target: socket.socket, *, reframe: bool) -> N
         line = reader.readline()
         if not line:
             raise ConnectionError("the stream closed inside a chunked body")
-        try:
-            size = int(line.split(b";")[0].strip(), 16)
-        except ValueError:
-            raise BadMessage("malformed chunk size") from None
+        size = chunk_size(line)
         if size == 0:
             while reader.readline() not in (b"\r\n", b"\n", b""):
                 pass
@@ -116,7 +107,8 @@ def copy_dechunked(reader: Reader, target: socket.socket, *, reframe: bool) -> N
             left -= len(data)
         if reframe:
             target.sendall(b"\r\n")
-        reader.readline()
+        if reader.readline() not in (b"\r\n", b"\n"):
+            raise BadMessage("a chunk's data is not followed by CRLF")
 
 
 def _chunk_ahead(peeked: bytes) -> int:
@@ -126,8 +118,8 @@ def _chunk_ahead(peeked: bytes) -> int:
     if end < 0:
         return 0
     try:
-        size = int(peeked[:end].rstrip(b"\r").split(b";", 1)[0].strip(), 16)
-    except ValueError:
+        size = chunk_size(peeked[:end + 1])
+    except BadMessage:
         return 0
     return end + 1 + size + 2 if size > 0 else 0
 

@@ -13,16 +13,16 @@ import sys
 from .body import _SPLICE, BUFFER, SPLICE_MIN, _copy_exact, copy_dechunked
 from .relay import ResponseRelay
 from .upstream import Upstream, _Retry
-from .wire import (_ALWAYS_DROPPED, _DROP_REQUEST, _ORIGIN_OR_REFERER, BadMessage, Head, Reader, Request, _timeouts,
-                   _without, send_parts)
+from .wire import (_ALWAYS_DROPPED, _DROP_REQUEST, _ORIGIN_OR_REFERER, BadBody, BadMessage, Head, Reader, Request,
+                   _timeouts, _without, codings, own_cookies_removed, send_parts)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .server import SurfaceProxy
 
 CLIENT_IDLE_TIMEOUT = 120.0   # an idle keep-alive client connection is closed after this
-_REASONS = {400: "Bad Request", 404: "Not Found", 431: "Request Header Fields Too Large", 502: "Bad Gateway",
-            505: "HTTP Version Not Supported"}
+_REASONS = {400: "Bad Request", 404: "Not Found", 417: "Expectation Failed", 431: "Request Header Fields Too Large",
+            501: "Not Implemented", 502: "Bad Gateway", 505: "HTTP Version Not Supported"}
 
 
 def _origin(host: str, port: int) -> str:
@@ -152,10 +152,6 @@ class ProxyHandler(ResponseRelay, socketserver.BaseRequestHandler):
             self.closing = True
             self.send_plain(400, "request target must be an origin-relative path")
             return False
-        if request.bad_length:
-            self.closing = True
-            self.send_plain(400, "bad Content-Length")
-            return False
         if request.websocket:
             self.tunnel_websocket(request, upstream)
             return False
@@ -181,6 +177,10 @@ class ProxyHandler(ResponseRelay, socketserver.BaseRequestHandler):
                 return b"\r\n" + name + b": " + value
 
             block = _ORIGIN_OR_REFERER.sub(rewrite, block)
+        if b"\r\ncookie:" in head.lowered:
+            cookie = own_cookies_removed(head.values(b"\r\ncookie:"))
+            if cookie is not None:
+                block = block[:-2] + b"\r\nCookie: " + cookie + b"\r\n"
         if websocket:
             framing = b"\r\nUpgrade: websocket\r\nConnection: Upgrade"
         elif request.framing == "chunked":
@@ -222,6 +222,17 @@ class ProxyHandler(ResponseRelay, socketserver.BaseRequestHandler):
             except _Retry:
                 self._drop_upstream()
                 continue
+            except BadBody as exc:
+                # The client's chunked body broke its framing: the app gets a cut request on a
+                # connection that is dropped, the client its 400 now.
+                self._drop_upstream()
+                self.closing = True
+                self.log_error("refused a request body: %s", exc)
+                try:
+                    self.send_plain(400, str(exc))
+                except OSError:
+                    pass
+                return None
             except BadMessage as exc:
                 self._drop_upstream()
                 return self._bad_gateway(exc)
@@ -268,7 +279,10 @@ class ProxyHandler(ResponseRelay, socketserver.BaseRequestHandler):
         sock.sendall(head)
         # Re-framed: extensions and trailers are dropped (a trailer must never carry what the
         # header rules strip).
-        copy_dechunked(self.reader, sock, reframe=True)
+        try:
+            copy_dechunked(self.reader, sock, reframe=True)
+        except BadMessage as exc:
+            raise BadBody(str(exc)) from None
 
     def _read_response_head(self, conn: Upstream, *, retryable: bool) -> tuple[int, Head, bytes]:
         while True:
@@ -293,4 +307,7 @@ class ProxyHandler(ResponseRelay, socketserver.BaseRequestHandler):
                 continue     # an interim answer (100 Continue, 103): the final one follows
             if head.lowered.count(b"\r\ncontent-length:") > 1 and len(set(head.values(b"\r\ncontent-length:"))) > 1:
                 raise BadMessage("the upstream sent conflicting Content-Length headers")
+            if (b"\r\ntransfer-encoding:" in head.lowered
+                    and codings(head.values(b"\r\ntransfer-encoding:")) != [b"chunked"]):
+                raise BadMessage("the upstream sent a transfer coding other than chunked")
             return status, head, status_line[9:]

@@ -13,7 +13,7 @@ from openalice.core.net import is_loopback_ip as is_loopback_host
 from .body import _SPLICE, SIZE_LINE_READ, SPLICE_CHUNK, ChunkedEnd, _chunk_ahead, _pipe_both_ways, copy_dechunked
 from .upstream import CONNECT_TIMEOUT, UPSTREAM_TIMEOUT, Upstream
 from .wire import (_DROP_RESPONSE, _LOCATION, _STATUS_REASON, BadMessage, Head, Reader, Request, _timeouts,
-                   _tokens, _without, send_parts)
+                   _tokens, _without, codings, send_parts)
 
 
 class ResponseRelay:
@@ -36,8 +36,7 @@ class ResponseRelay:
         length = head.get(b"\r\ncontent-length:")
         if length is not None and not (length.isdigit() and len(length) < 19):
             length = None      # not a length: the body is delimited by the upstream closing
-        encoding = head.get(b"\r\ntransfer-encoding:")
-        chunked = encoding is not None and encoding.lower().rstrip().endswith(b"chunked")
+        chunked = b"\r\ntransfer-encoding:" in lowered    # exactly chunked (checked with the head)
         block = _without(head.block, _DROP_RESPONSE, named)
         if b"\r\nlocation:" in lowered:
             block = _LOCATION.sub(lambda m: b"\r\n" + m.group(1) + b": "
@@ -193,6 +192,9 @@ class ResponseRelay:
             code = head.start[9:12]
             if head.start[:7] != b"HTTP/1." or not code.isdigit():
                 raise BadMessage("malformed status line")
+            if (b"\r\ntransfer-encoding:" in head.lowered
+                    and codings(head.values(b"\r\ntransfer-encoding:")) != [b"chunked"]):
+                raise BadMessage("the upstream sent a transfer coding other than chunked")
             status = int(code)
         except (OSError, ValueError, BadMessage) as exc:
             sock.close()

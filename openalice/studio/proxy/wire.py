@@ -12,16 +12,20 @@ import struct
 from http import HTTPStatus
 
 STRIPPED_REQUEST_HEADERS = frozenset((
-    "authorization", "cookie", "host", "connection", "keep-alive", "proxy-authenticate", "proxy-authorization",
-    "te", "trailer", "transfer-encoding", "upgrade", "x-csrf-token", "x-openalice-token",
+    "authorization", "host", "connection", "keep-alive", "proxy-authenticate", "proxy-authorization",
+    "te", "trailer", "transfer-encoding", "upgrade", "expect", "x-openalice-token",
 ))
+# OpenAlice's own cookies (the gateway's ``openalice-gateway-<port>``): a browser sends every
+# localhost cookie to every localhost port, so they are removed from ``Cookie``; the app's pass.
+OWN_COOKIE_PREFIX = b"openalice-"
 HOP_BY_HOP = frozenset(("connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
                         "transfer-encoding", "upgrade"))
 _TOKEN = rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+"
 _BLOCK_OK = re.compile(rb"(?:\r\n" + _TOKEN + rb":[^\r\n\0]*)*\r\n")
 _DROP_REQUEST = re.compile(rb"\r\n(?:" + b"|".join(re.escape(h.encode()) for h in sorted(
-    STRIPPED_REQUEST_HEADERS | {"content-length", "forwarded"})) + rb"|x-forwarded-" + _TOKEN + rb"):[^\r\n]*",
-    re.I)   # and every x-forwarded-* the client sent (the proxy sets its own)
+    STRIPPED_REQUEST_HEADERS | {"content-length", "forwarded", "cookie"})) + rb"|x-forwarded-" + _TOKEN
+    + rb"|x-openalice-" + _TOKEN + rb"):[^\r\n]*",
+    re.I)   # every x-forwarded-* the client sent (the proxy sets its own); Cookie comes back filtered
 _DROP_RESPONSE = re.compile(rb"\r\n(?:" + b"|".join(re.escape(h.encode()) for h in sorted(HOP_BY_HOP))
                             + rb"|content-length):[^\r\n]*", re.I)
 _ORIGIN_OR_REFERER = re.compile(rb"\r\n(origin|referer):[ \t]*([^\r\n]*?)[ \t]*(?=\r\n)", re.I)
@@ -30,6 +34,10 @@ _ALWAYS_DROPPED = frozenset((b"close", b"keep-alive", b"upgrade"))
 RECV = 64 * 1024              # one read of a head (and whatever body came with it)
 MAX_HEAD = 64 * 1024
 _METHOD = re.compile(_TOKEN + rb"\Z")
+_CODING = re.compile(_TOKEN + rb"\Z")
+# A chunk-size line: at most 16 hex digits (no sign, no 0x, no _), then extensions.
+_CHUNK_SIZE = re.compile(rb"([0-9A-Fa-f]{1,16})[ \t]*(?:;[^\r\n]*)?\r?\n?\Z")
+MAX_CHUNK = 1 << 62
 _TARGET_BAD = re.compile(rb"[\x00-\x20\x7f]")
 _STATUS_REASON = {s.value: s.phrase.encode("latin-1") for s in HTTPStatus}
 
@@ -51,6 +59,39 @@ class BadMessage(Exception):
     def __init__(self, reason: str, status: int = 400) -> None:
         super().__init__(reason)
         self.status = status
+
+
+class BadBody(BadMessage):
+    """The client's request body broke its framing after its head had gone upstream: 400."""
+
+
+def chunk_size(line) -> int:
+    """The size on a chunk-size line (its CRLF optional), or BadMessage: a size that would
+    overflow, a sign, a ``0x``, anything but hex digits and extensions."""
+    match = _CHUNK_SIZE.match(line)
+    if match is None:
+        raise BadMessage("malformed chunk size")
+    size = int(match.group(1), 16)
+    if size >= MAX_CHUNK:
+        raise BadMessage("a chunk size too large")
+    return size
+
+
+def codings(values) -> list[bytes]:
+    """The lowercased transfer codings of Transfer-Encoding values, in order (an empty or
+    malformed one included as it is, for the caller to refuse)."""
+    return [c.strip(b" \t").lower() for v in values for c in v.split(b",")]
+
+
+def own_cookies_removed(values) -> bytes | None:
+    """One ``Cookie`` value from the client's, without OpenAlice's own; None when none is left."""
+    kept = []
+    for value in values:
+        for pair in value.split(b";"):
+            pair = pair.strip(b" \t")
+            if pair and not pair.split(b"=", 1)[0].strip().lower().startswith(OWN_COOKIE_PREFIX):
+                kept.append(pair)
+    return b"; ".join(kept) if kept else None
 
 
 def _timeouts(sock: socket.socket, seconds: float) -> None:
@@ -209,7 +250,7 @@ class Request:
     """What the proxy needs of a request head (BadMessage for one it refuses)."""
 
     __slots__ = ("head", "method", "target", "version", "host", "host_bytes", "connection_tokens", "close",
-                 "framing", "length", "bad_length", "websocket", "expects_continue")
+                 "framing", "length", "websocket", "expects_continue")
 
     def __init__(self, head: Head) -> None:
         self.head = head
@@ -231,26 +272,39 @@ class Request:
         tokens = _tokens(head.values(b"\r\nconnection:")) if b"\r\nconnection:" in lowered else set()
         self.connection_tokens = tokens
         self.close = b"close" in tokens or (version == b"HTTP/1.0" and b"keep-alive" not in tokens)
-        self.bad_length = False
         self.length = 0
-        chunked = (b"\r\ntransfer-encoding:" in lowered
-                   and any(b"chunked" in v.lower() for v in head.values(b"\r\ntransfer-encoding:")))
-        has_length = b"\r\ncontent-length:" in lowered
-        if chunked:
-            self.framing = "chunked"
-            if has_length:
-                self.close = True      # both: chunked wins, and this connection ends after the answer
-        elif has_length:
-            self.framing = "length"
-            values = set(head.values(b"\r\ncontent-length:"))
-            value = values.pop() if len(values) == 1 else b""
-            if not value.isdigit() or len(value) > 18:
-                self.bad_length = True
-            else:
-                self.length = int(value)
-        else:
-            self.framing = "none"
+        self.framing = self._framing(head, lowered, version)
         self.websocket = (b"upgrade" in tokens and b"\r\nupgrade:" in lowered
                           and (head.get(b"\r\nupgrade:") or b"").lower() == b"websocket")
-        self.expects_continue = (b"\r\nexpect:" in lowered
-                                 and (head.get(b"\r\nexpect:") or b"").lower() == b"100-continue")
+        self.expects_continue = False
+        if b"\r\nexpect:" in lowered:
+            # The proxy's own business (it answers 100 itself); Expect never goes upstream.
+            if [v.lower() for v in head.values(b"\r\nexpect:")] != [b"100-continue"]:
+                raise BadMessage("the only expectation the proxy meets is 100-continue", 417)
+            self.expects_continue = True
+
+    def _framing(self, head: Head, lowered: bytes, version: bytes) -> str:
+        """Where the body ends: exactly ``chunked``, or one Content-Length of digits, or no body.
+        Anything a proxy and an app could read two ways is refused (RFC 9112 6.1, 6.3): 400 for
+        a malformed or conflicting framing, 501 for a coding the proxy does not do."""
+        lengths = head.values(b"\r\ncontent-length:") if b"\r\ncontent-length:" in lowered else []
+        if b"\r\ntransfer-encoding:" in lowered:
+            found = codings(head.values(b"\r\ntransfer-encoding:"))
+            if version != b"HTTP/1.1":
+                raise BadMessage("Transfer-Encoding in an HTTP/1.0 request")
+            if not all(_CODING.match(c) for c in found):
+                raise BadMessage("malformed Transfer-Encoding")
+            if lengths:
+                raise BadMessage("both Transfer-Encoding and Content-Length")
+            if found.count(b"chunked") > 1 or (b"chunked" in found and found[-1] != b"chunked"):
+                raise BadMessage("chunked must be the last transfer coding, once")
+            if found != [b"chunked"]:
+                raise BadMessage("the proxy accepts no transfer coding but chunked", 501)
+            return "chunked"
+        if not lengths:
+            return "none"
+        value = lengths[0]
+        if len(lengths) > 1 or not value.isdigit() or len(value) > 18:
+            raise BadMessage("bad Content-Length")
+        self.length = int(value)
+        return "length"
