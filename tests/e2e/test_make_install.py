@@ -62,6 +62,11 @@ def test_without_pipx_it_installs_into_its_own_venv(source, bins, tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     assert (f"make install: pipx not found; installing into the venv {tmp_path / 'venv'} and linking "
             f"the tools into {tmp_path / 'bin'}") in done.stdout
+    # Quiet: pip's and setuptools' notices go to the venv's pip.log, not the terminal.
+    shown = done.stdout + done.stderr
+    assert "!!" not in shown and "deprecated" not in shown and "****" not in shown, shown
+    assert len(shown.splitlines()) <= 12, shown
+    assert "Successfully installed openalice" in (tmp_path / "venv" / "pip.log").read_text()
     for tool in TOOLS:
         linked = tmp_path / "bin" / tool
         assert os.path.realpath(linked) == str(tmp_path / "venv" / "bin" / tool)
