@@ -19,6 +19,7 @@ commands:
   health          automation health of every scheduled issue
   next            the next fire times of an issue, in UTC and in its zone
   install-timer   print (or --write) a cron, systemd or launchd timer for scan
+  uninstall-timer remove the timer install-timer --write put in place
 
 options (every command):
   --json       print exactly one JSON document on stdout
@@ -48,6 +49,7 @@ TOOL = Tool(
         "health": "openalice.cli.schedule_health",
         "next": "openalice.cli.schedule_health",
         "install-timer": "openalice.cli.schedule_timer",
+        "uninstall-timer": "openalice.cli.schedule_timer",
     },
 )
 
