@@ -30,14 +30,21 @@ def _when_text(when: dict | None) -> str:
     return f"{kind} {when[kind]}"
 
 
-def _schedule_text(issue: dict) -> str:
+def _schedule_text(issue: dict, blocked: dict | None = None) -> str:
+    """``blocked``: the readiness warning of create/update (issues/readiness.py), when
+    the scan will refuse to start the run on this machine."""
     if not issue["scheduled"]:
         return "-"
     text = _when_text(issue["when"])
     schedule = issue["schedule"]
     if schedule["problem"]:
         return f"{text}  [never fires]"
-    if schedule["nextFireAt"] and (schedule["note"] or "").startswith("due now"):
+    due_now = schedule["nextFireAt"] and (schedule["note"] or "").startswith("due now")
+    if blocked is not None:
+        when = "due now" if due_now else f"next {schedule['nextFireAt']}" if schedule["nextFireAt"] else ""
+        return (f"{text}  {when}{', ' if when else ''}but the scan will block it "
+                f"({blocked['code']}: {blocked['reason']})")
+    if due_now:
         return f"{text}  due now (the next scan starts it)"
     if schedule["nextFireAt"]:
         return f"{text}  next {schedule['nextFireAt']}"
@@ -48,7 +55,8 @@ def change_text(data: dict, ws) -> str:
     issue = data["issue"]
     lines = [f"{data['action']}: {ws.id}/{issue['id']}  {issue['path']}"]
     if issue["scheduled"]:
-        lines.append(f"  schedule: {_schedule_text(issue)}  assignee {issue['assignee']}")
+        blocked = (data.get("warnings") or [None])[0]
+        lines.append(f"  schedule: {_schedule_text(issue, blocked)}  assignee {issue['assignee']}")
     if data.get("commit"):
         lines.append(f"  committed in {ws.path} as {data['commit'][:12]}")
     return "\n".join(lines)
