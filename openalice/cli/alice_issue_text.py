@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from openalice.core.colour import state
 from openalice.core.output import table
 
 from ._dispatch import Context
@@ -96,7 +97,7 @@ def list_text(d: dict, *, many: bool) -> str:
     if d["issues"]:
         rows = []
         for i in d["issues"]:
-            row = [i["id"], i["status"], i["priority"], i["assignee"], _schedule_text(i),
+            row = [i["id"], state(i["status"]), i["priority"], i["assignee"], _schedule_text(i),
                    _one_line(i["title"])]
             rows.append(([i["workspaceId"]] if many else []) + row)
         headers = (["WORKSPACE"] if many else []) + ["ID", "STATUS", "PRIORITY", "ASSIGNEE",
@@ -132,7 +133,7 @@ def board_text(d: dict) -> str:
         out.append(f"  ! {w['id']} ({w['path']}): {w['state']}: {w.get('error', '')}")
     for column in d["columns"]:
         out.append("")
-        out.append(f"{column['status'].upper()} ({len(column['issues'])})")
+        out.append(f"{state(column['status'].upper(), word=column['status'])} ({len(column['issues'])})")
         for i in column["issues"]:
             sched = _schedule_text(i)
             out.append(f"  [{i['priority']:<6}] {i['workspaceId']}/{i['id']}  "

@@ -30,6 +30,7 @@ def register(sub, common) -> None:
 
 
 def cmd_health(args, ctx: Context) -> int:
+    from openalice.core.colour import state  # lazy: verb handler
     from openalice.core.output import table  # lazy: verb handler
     from openalice.schedule.health import health_report  # lazy: verb handler
 
@@ -43,7 +44,7 @@ def cmd_health(args, ctx: Context) -> int:
     def human(d: dict) -> str:
         lines = []
         if d["issues"]:
-            rows = [[f"{e['workspaceId']}/{e['issueId']}", e["state"], e.get("nextDue") or "-",
+            rows = [[f"{e['workspaceId']}/{e['issueId']}", state(e["state"]), e.get("nextDue") or "-",
                      e["message"]] for e in d["issues"]]
             lines.append(table(rows, ["ISSUE", "STATE", "NEXT", "MESSAGE"]))
         else:

@@ -99,6 +99,7 @@ def summary(record: dict) -> dict:
 
 def cmd_runs(args, ctx: Context) -> int:
     from openalice.core.errors import UsageError  # lazy: verb handler
+    from openalice.core.colour import paint, state  # lazy: verb handler
     from openalice.core.output import table  # lazy: verb handler
     from openalice.runs import tasks  # lazy: verb handler
 
@@ -138,10 +139,10 @@ def cmd_runs(args, ctx: Context) -> int:
         rows = []
         for r in d["runs"]:
             trigger = r.get("trigger") or {}
-            rows.append([r["taskId"], r.get("status", "?"),
+            rows.append([r["taskId"], state(r.get("status", "?")),
                          f"{r.get('workspaceId')}/{r.get('issueId') or '-'}",
                          trigger.get("fire", "-"), r.get("createdAt", "-"),
-                         (r.get("failure") or {}).get("kind", "")])
+                         paint((r.get("failure") or {}).get("kind", ""), "red")])
         text = table(rows, ["TASK", "STATUS", "ISSUE", "FIRE", "CREATED", "FAILURE"])
         if d["hasMore"]:
             text += f"\nmore: --before {d['nextBefore']}"
@@ -153,6 +154,7 @@ def cmd_runs(args, ctx: Context) -> int:
 
 def cmd_run(args, ctx: Context) -> int:
     from openalice.core.errors import UsageError  # lazy: verb handler
+    from openalice.core.colour import state  # lazy: verb handler
     from openalice.runs import results, tasks  # lazy: verb handler (tasks is on the runs read path)
 
     if args.timeout is not None and not args.wait:
@@ -169,7 +171,8 @@ def cmd_run(args, ctx: Context) -> int:
 
     def human(d: dict) -> str:
         t = d["task"]
-        lines = [f"{t['taskId']}  {t.get('status')}  {t.get('workspaceId')}/{t.get('issueId') or '-'}"]
+        lines = [f"{t['taskId']}  {state(str(t.get('status')))}  "
+                 f"{t.get('workspaceId')}/{t.get('issueId') or '-'}"]
         for key in ("createdAt", "startedAt", "finishedAt", "agent", "model", "resumeId", "exitCode",
                     "retryOfTaskId", "interruptionReason", "error"):
             if t.get(key) is not None:
