@@ -21,6 +21,7 @@ commands:
   models       show model semantics (limits, reasoning, efforts)
   doctor       check homes, workspaces, agent CLIs, credentials, adapters, timers
   serve        the local web page: inbox, issues, runs, journal, adapters
+  completion   shell completion for bash, zsh, fish (every tool: --tool, --all)
 
 options (every command):
   --json       print exactly one JSON document on stdout
@@ -60,6 +61,7 @@ TOOL = Tool(
         "doctor": "openalice.cli.alice_doctor",
         "issue": "openalice.cli.alice_issue",
         "serve": "openalice.cli.alice_serve",
+        "completion": "openalice.cli.alice_completion",
     },
 )
 
