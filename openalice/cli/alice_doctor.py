@@ -35,9 +35,9 @@ def cmd_doctor(args: argparse.Namespace, ctx: Context) -> int:
 
     report = doctor.run_checks(version_timeout=args.timeout, now=ctx.now())
 
-    from openalice.core.colour import state  # lazy: only the human text is coloured
-
     def human(d: dict) -> str:
+        from openalice.core.colour import state  # lazy: human text only (--json never colours)
+
         lines = [f"{state('[' + _MARKS[f['status']] + ']', word=f['status'])} {f['check']}: "
                  f"{f['message']}" for f in d["findings"]]
         s = d["summary"]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-from openalice.core.colour import state
 from openalice.core.output import table
 
 from ._dispatch import Context
@@ -90,6 +89,8 @@ def show_text(d: dict) -> str:
 
 
 def list_text(d: dict, *, many: bool) -> str:
+    from openalice.core.colour import state  # lazy: human text only (--json never colours)
+
     out = []
     for ws in d["workspaces"]:
         if ws["state"] in ("invalid", "unreadable"):
@@ -122,6 +123,8 @@ def _invalid_lines(items: list, many: bool) -> list[str]:
 
 
 def board_text(d: dict) -> str:
+    from openalice.core.colour import state  # lazy: human text only (--json never colours)
+
     out = []
     states = d["workspaces"]
     if not states:

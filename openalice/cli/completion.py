@@ -42,7 +42,7 @@ def load_tool(name: str) -> Tool:
 
 
 def _parser(tool: Tool) -> argparse.ArgumentParser:
-    from ._parsers import ArgumentParser, common_parent
+    from ._parsers import ArgumentParser, common_parent  # lazy: the parsers, as --help builds them
 
     parser = ArgumentParser(prog=tool.name, add_help=True)
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)

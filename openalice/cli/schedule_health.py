@@ -30,7 +30,6 @@ def register(sub, common) -> None:
 
 
 def cmd_health(args, ctx: Context) -> int:
-    from openalice.core.colour import state  # lazy: verb handler
     from openalice.core.output import table  # lazy: verb handler
     from openalice.schedule.health import health_report  # lazy: verb handler
 
@@ -42,6 +41,8 @@ def cmd_health(args, ctx: Context) -> int:
     report = health_report(now=ctx.now(), workspaces=workspaces)
 
     def human(d: dict) -> str:
+        from openalice.core.colour import state  # lazy: human text only (--json never colours)
+
         lines = []
         if d["issues"]:
             rows = [[f"{e['workspaceId']}/{e['issueId']}", state(e["state"]), e.get("nextDue") or "-",

@@ -99,7 +99,6 @@ def summary(record: dict) -> dict:
 
 def cmd_runs(args, ctx: Context) -> int:
     from openalice.core.errors import UsageError  # lazy: verb handler
-    from openalice.core.colour import paint, state  # lazy: verb handler
     from openalice.core.output import table  # lazy: verb handler
     from openalice.runs import tasks  # lazy: verb handler
 
@@ -134,6 +133,8 @@ def cmd_runs(args, ctx: Context) -> int:
             ctx.warn(f"{problem['file']}: {problem['reason']} (run {problem['taskId']} not listed)")
 
     def human(d: dict) -> str:
+        from openalice.core.colour import paint, state  # lazy: human text only (--json never colours)
+
         if not d["runs"]:
             return "no runs"
         rows = []
@@ -154,7 +155,6 @@ def cmd_runs(args, ctx: Context) -> int:
 
 def cmd_run(args, ctx: Context) -> int:
     from openalice.core.errors import UsageError  # lazy: verb handler
-    from openalice.core.colour import state  # lazy: verb handler
     from openalice.runs import results, tasks  # lazy: verb handler (tasks is on the runs read path)
 
     if args.timeout is not None and not args.wait:
@@ -170,6 +170,8 @@ def cmd_run(args, ctx: Context) -> int:
         data["structuredError"] = problem
 
     def human(d: dict) -> str:
+        from openalice.core.colour import state  # lazy: human text only (--json never colours)
+
         t = d["task"]
         lines = [f"{t['taskId']}  {state(str(t.get('status')))}  "
                  f"{t.get('workspaceId')}/{t.get('issueId') or '-'}"]

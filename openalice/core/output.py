@@ -19,7 +19,6 @@ import re
 import sys
 from collections.abc import Callable
 
-from . import colour
 from .errors import AliceError
 
 TYPE_CHECKING = False
@@ -37,14 +36,22 @@ def to_json(data: Any) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False)
 
 
+def _colour():
+    # lazy: only text that carries colour marks (they start with a NUL) or a
+    # diagnostic line needs the colour module; a read verb's JSON never does
+    from . import colour
+
+    return colour
+
+
 def use_color(stream: TextIO) -> bool:
     """Colour on ``stream``: :func:`openalice.core.colour.enabled`."""
-    return colour.enabled(stream)
+    return _colour().enabled(stream)
 
 
 def style(text: str, name: str, stream: TextIO | None = None) -> str:
     """``text`` marked in colour ``name`` (shown by :func:`emit` on a terminal only)."""
-    return colour.paint(text, name, stream)
+    return _colour().paint(text, name, stream)
 
 
 def emit(data: Any, *, json_mode: bool, human: Callable[[Any], str] | str | None = None,
@@ -60,7 +67,9 @@ def emit(data: Any, *, json_mode: bool, human: Callable[[Any], str] | str | None
     else:
         text = human
     if text:
-        text = colour.apply(printable(text), out)
+        text = printable(text)
+        if "\x00" in text:  # colour marks (core.colour): escape sequences on a terminal only
+            text = _colour().apply(text, out)
         out.write(text if text.endswith("\n") else text + "\n")
 
 
@@ -111,6 +120,7 @@ def diagnostic(prog: str, label: str, message: str, stream: TextIO | None = None
     """One stderr line, ``prog: label: message``, escaped; the label in colour
     on a terminal (``error`` red, ``warning`` yellow, ``hint`` cyan)."""
     stream = sys.stderr if stream is None else stream
+    colour = _colour()
     marked = colour.paint(f"{label}:", _LABELS.get(label, "bold"), stream)
     return colour.apply(f"{prog}: {marked} " + printable(message), stream) + "\n"
 
@@ -140,11 +150,11 @@ def printable(text: str) -> str:
     The colour marks of :mod:`.colour` are kept for :func:`emit` to show."""
     if not isinstance(text, str):
         text = str(text)
-    pieces = colour.split_marks(text)
-    if len(pieces) == 1 and pieces[0][1] is None:
+    if "\x00" not in text:  # no colour mark can be in it
         return _unsafe().sub(_escape, text.replace("\r\n", "\n"))
+    colour = _colour()
     return "".join(_unsafe().sub(_escape, segment.replace("\r\n", "\n")) if kind is None
-                   else colour.paint_mark(kind) for segment, kind in pieces)
+                   else colour.paint_mark(kind) for segment, kind in colour.split_marks(text))
 
 
 def yes_no(value: Any) -> str:
@@ -162,9 +172,10 @@ def table(rows: list[list[str]], headers: list[str] | None = None) -> str:
     if not all_rows:
         return ""
     # A coloured cell (colour.state) is as wide as its text: the marks take no column.
-    widths = [max(colour.width(str(r[i])) for r in all_rows) for i in range(len(all_rows[0]))]
+    width = _colour().width if any("\x00" in str(c) for r in all_rows for c in r) else len
+    widths = [max(width(str(r[i])) for r in all_rows) for i in range(len(all_rows[0]))]
     lines = []
     for row in all_rows:
-        cells = [str(c) + " " * (w - colour.width(str(c))) for c, w in zip(row, widths)]
+        cells = [str(c) + " " * (w - width(str(c))) for c, w in zip(row, widths)]
         lines.append("  ".join(cells).rstrip())
     return "\n".join(lines)
