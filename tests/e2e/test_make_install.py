@@ -86,3 +86,26 @@ def test_with_pipx_it_uses_pipx(source, bins, tmp_path):
     assert "make install: installing with pipx (pipx install --force .)" in done.stdout
     assert bins["calls"].read_text().splitlines() == ["install --force ."]
     assert not (tmp_path / "venv").exists()
+
+
+def test_every_pip_call_of_the_makefile_goes_through_the_log():
+    """venv, demo, install and bench: pip's own output (setuptools' notices, an index's
+    warnings) goes to a log file beside the venv, never straight to the terminal."""
+    text = (REPO / "Makefile").read_text()
+    recipes = [line for line in text.splitlines() if line.startswith("\t")]
+    assert not [line for line in recipes if "-m pip" in line], "pip called without scripts/pip-logged"
+    assert sum("$(PIP) " in line or "$(call pip_upgrade" in line for line in recipes) >= 6
+
+
+def test_pip_logged_shows_the_log_tail_only_when_pip_fails(tmp_path):
+    fake = tmp_path / "python"
+    fake.write_text('#!/bin/sh\necho "noise from $*"\n[ "$3" = ok ] && exit 0\necho "the real error" >&2\nexit 3\n')
+    fake.chmod(0o755)
+    log = tmp_path / "v" / "pip.log"
+    ok = subprocess.run([str(REPO / "scripts" / "pip-logged"), str(log), str(fake), "ok"],
+                        capture_output=True, text=True)
+    assert ok.returncode == 0 and ok.stdout == ok.stderr == "" and "noise" in log.read_text()
+    bad = subprocess.run([str(REPO / "scripts" / "pip-logged"), str(log), str(fake), "bad"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 3 and bad.stdout == ""
+    assert "pip failed (exit 3)" in bad.stderr and "the real error" in bad.stderr
