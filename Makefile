@@ -12,20 +12,29 @@ PYTEST_ARGS ?=
 # ones import it before our first line: 5-8 ms of every tool start), so every
 # venv built here upgrades pip before installing the tools.  Not fatal: an
 # older pip only costs start-up time.
-PIP_UPGRADE = -m pip install --quiet --disable-pip-version-check --upgrade 'pip>=26' \
-	|| echo "warning: could not upgrade pip; console scripts will start a few ms slower" >&2
+#
+# pip's own output (setuptools' notices, an index's warnings) goes to a log file
+# beside the venv (scripts/pip-logged); only a pip that fails shows it, its tail.
+PIP = scripts/pip-logged
+PIP_ARGS = --disable-pip-version-check
+pip_upgrade = $(PIP) $(1)/pip.log $(1)/bin/python install $(PIP_ARGS) --upgrade 'pip>=26' 2>/dev/null \
+	|| echo "warning: could not upgrade pip (see $(1)/pip.log); console scripts will start a few ms slower" >&2
 
 $(BIN)/.installed: pyproject.toml Makefile
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python $(PIP_UPGRADE)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
-	touch $@
+	@echo "make: installing the toolkit and its test tools into $(VENV) (pip's log: $(VENV)/pip.log)" >&2
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@$(call pip_upgrade,$(VENV))
+	@$(PIP) $(VENV)/pip.log $(BIN)/python install $(PIP_ARGS) -e '.[test]'
+	@touch $@
 
 venv: $(BIN)/.installed
 
 # `make test` also installs the four real agent CLIs from npm (about 1.2 GB, several
 # minutes the first time; AGENT_CLIS_DIR reuses an existing install) for tests/realcli.
-# `make test-fast` runs everything else and downloads nothing.
+# `make test-fast` runs everything else and downloads nothing.  npm's cache and the CLIs'
+# config stay under that directory, never in $HOME (scripts/setup-agent-clis).  Then
+# scripts/setup-browser: as root it installs Debian's chromium and chromium-driver with
+# apt-get (saying so first); as another user it installs nothing and says how.
 test: $(BIN)/.installed
 	@echo "make test: installing the pinned real agent CLIs from npm into $${AGENT_CLIS_DIR:-.agent-clis} for tests/realcli (about 1.2 GB and several minutes the first time; verified only afterwards). 'make test-fast' skips them." >&2
 	@if command -v npm >/dev/null 2>&1; then scripts/setup-agent-clis || echo "warning: setup-agent-clis failed; the realcli tests will report why" >&2; else echo "make test: npm not found; the realcli tests will say why they skip" >&2; fi
@@ -52,9 +61,10 @@ screenshots: $(BIN)/.installed
 
 # Peers (PyYAML, jsonschema, croniter) live only in the bench environment.
 bench:
-	test -x $(BENCH_VENV)/bin/python || $(PYTHON) -m venv $(BENCH_VENV)
-	$(BENCH_VENV)/bin/python $(PIP_UPGRADE)
-	$(BENCH_VENV)/bin/python -m pip install --quiet --disable-pip-version-check . -r bench/requirements.txt
+	@echo "make bench: installing the toolkit and the peers into $(BENCH_VENV) (pip's log: $(BENCH_VENV)/pip.log)" >&2
+	@test -x $(BENCH_VENV)/bin/python || $(PYTHON) -m venv $(BENCH_VENV)
+	@$(call pip_upgrade,$(BENCH_VENV))
+	@$(PIP) $(BENCH_VENV)/pip.log $(BENCH_VENV)/bin/python install $(PIP_ARGS) . -r bench/requirements.txt
 	$(BENCH_VENV)/bin/python bench/run_all.py
 
 # `make install`: with pipx when it is there (its own venv, tools on pipx's bin dir);
@@ -73,8 +83,9 @@ install:
 	  echo "make install: pipx not found; installing into the venv $(INSTALL_VENV) and linking the tools into $(INSTALL_BIN)"; \
 	  set -e; \
 	  test -x "$(INSTALL_VENV)/bin/python" || $(PYTHON) -m venv "$(INSTALL_VENV)"; \
-	  "$(INSTALL_VENV)/bin/python" $(PIP_UPGRADE); \
-	  "$(INSTALL_VENV)/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade . ; \
+	  $(call pip_upgrade,"$(INSTALL_VENV)"); \
+	  $(PIP) "$(INSTALL_VENV)/pip.log" "$(INSTALL_VENV)/bin/python" install $(PIP_ARGS) --upgrade . ; \
+	  echo "make install: installed (pip's log: $(INSTALL_VENV)/pip.log)"; \
 	  mkdir -p "$(INSTALL_BIN)"; \
 	  for tool in $(TOOLS); do ln -sf "$(INSTALL_VENV)/bin/$$tool" "$(INSTALL_BIN)/$$tool"; done; \
 	  echo "make install: done; $(INSTALL_BIN) must be on your PATH"; \

@@ -52,4 +52,39 @@ def parse_args(tool: Tool, module: Any, args: list[str]) -> argparse.Namespace:
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     sub = parser.add_subparsers(dest="verb", metavar="COMMAND", required=True)
     module.register(sub, common_parent())
-    return parser.parse_args(args)
+    return parser.parse_args(_attach_dashed_values(parser, args))
+
+
+def _attach_dashed_values(parser: argparse.ArgumentParser, args: list[str]) -> list[str]:
+    """``--every -5m`` as ``--every=-5m``: argparse takes a value that starts with
+    ``-`` for an option and says "expected one argument", where the value's own
+    check would say what is wrong with it ("not a duration").  Joined only when the
+    option takes one value and the next word is no option of the tool."""
+    takes_value: set[str] = set()
+    options: set[str] = set()
+    pending = [parser]
+    while pending:
+        for action in pending.pop()._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                pending.extend(action.choices.values())
+                continue
+            options.update(action.option_strings)
+            if action.option_strings and action.nargs is None and action.const is None \
+                    and not isinstance(action, argparse._StoreConstAction):
+                takes_value.update(s for s in action.option_strings if s.startswith("--"))
+    out: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            out.extend(args[i:])
+            break
+        following = args[i + 1] if i + 1 < len(args) else None
+        if (arg in takes_value and following is not None and following.startswith("-")
+                and following not in ("-", "--") and following.split("=", 1)[0] not in options):
+            out.append(f"{arg}={following}")
+            i += 2
+            continue
+        out.append(arg)
+        i += 1
+    return out

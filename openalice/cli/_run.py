@@ -93,6 +93,7 @@ def run(tool: Tool, argv: list[str] | None = None, *,
     means "take the regular path")."""
     args = sys.argv[1:] if argv is None else list(argv)
     json_mode = json_requested(args)
+    args = _take_no_color(args)
     try:
         if not args:
             sys.stderr.write(tool.help)
@@ -100,8 +101,13 @@ def run(tool: Tool, argv: list[str] | None = None, *,
         if args[0] in ("-h", "--help", "help") and len(args) == 1:
             sys.stdout.write(tool.help)
             return 0
-        if args[0] in ("-V", "--version") and len(args) == 1:
-            sys.stdout.write(f"{tool.name} {__version__}\n")
+        if sorted(args) in (["-V"], ["--version"], ["--json", "-V"], ["--json", "--version"]):
+            if json_mode:  # spec/version.schema.json
+                import json  # lazy: only --version --json needs it
+
+                sys.stdout.write(json.dumps({"tool": tool.name, "version": __version__}) + "\n")
+            else:
+                sys.stdout.write(f"{tool.name} {__version__}\n")
             return 0
         refused = shim_refusal(tool.name, args, json_mode)
         if refused is not None:
@@ -116,6 +122,18 @@ def run(tool: Tool, argv: list[str] | None = None, *,
         return _dispatch.dispatch(tool, args, json_mode=json_mode)
     except BaseException as exc:  # the one top-level handler: see fail()
         return fail(tool.name, exc, json_mode=json_mode)
+
+
+def _take_no_color(args: list[str]) -> list[str]:
+    """``--no-color`` anywhere before a ``--`` is ``NO_COLOR=1`` (docs/conventions.md):
+    taken out here, so no verb declares it and every printer honours it."""
+    if "--no-color" not in args:
+        return args
+    end = args.index("--") if "--" in args else len(args)
+    if "--no-color" not in args[:end]:
+        return args
+    os.environ["NO_COLOR"] = "1"
+    return [a for a in args[:end] if a != "--no-color"] + args[end:]
 
 
 def shim_refusal(name: str, args: list[str], json_mode: bool) -> int | None:

@@ -25,6 +25,7 @@ commands:
 
 options (every command):
   --json          print exactly one JSON document on stdout
+  --no-color      no colour (also NO_COLOR=1); colour only ever on a terminal
   --catalog PATH  use another catalog file (default $HARNESS_CATALOG, else the shipped one)
   --timeout S     bound each wrapper probe (default 10 seconds)
   -h, --help      show help

@@ -21,9 +21,11 @@ commands:
   models       show model semantics (limits, reasoning, efforts)
   doctor       check homes, workspaces, agent CLIs, credentials, adapters, timers
   serve        the local web page: inbox, issues, runs, journal, adapters
+  completion   shell completion for bash, zsh, fish (every tool: --tool, --all)
 
 options (every command):
   --json       print exactly one JSON document on stdout
+  --no-color   no colour (also NO_COLOR=1); colour only ever on a terminal
   -h, --help   show help (also after a command: 'alice workspace --help')
   --version    print the version
 
@@ -60,6 +62,7 @@ TOOL = Tool(
         "doctor": "openalice.cli.alice_doctor",
         "issue": "openalice.cli.alice_issue",
         "serve": "openalice.cli.alice_serve",
+        "completion": "openalice.cli.alice_completion",
     },
 )
 

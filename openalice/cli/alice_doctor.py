@@ -36,9 +36,13 @@ def cmd_doctor(args: argparse.Namespace, ctx: Context) -> int:
     report = doctor.run_checks(version_timeout=args.timeout, now=ctx.now())
 
     def human(d: dict) -> str:
-        lines = [f"[{_MARKS[f['status']]}] {f['check']}: {f['message']}" for f in d["findings"]]
+        from openalice.core.colour import state  # lazy: human text only (--json never colours)
+
+        lines = [f"{state('[' + _MARKS[f['status']] + ']', word=f['status'])} {f['check']}: "
+                 f"{f['message']}" for f in d["findings"]]
         s = d["summary"]
-        lines.append(f"{'all well' if d['ok'] else 'needs attention'}: {s['ok']} ok, {s['info']} info, "
+        verdict = "all well" if d["ok"] else "needs attention"
+        lines.append(f"{state(verdict)}: {s['ok']} ok, {s['info']} info, "
                      f"{s['attention']} need attention")
         return "\n".join(lines)
 

@@ -30,14 +30,21 @@ def _when_text(when: dict | None) -> str:
     return f"{kind} {when[kind]}"
 
 
-def _schedule_text(issue: dict) -> str:
+def _schedule_text(issue: dict, blocked: dict | None = None) -> str:
+    """``blocked``: the readiness warning of create/update (issues/readiness.py), when
+    the scan will refuse to start the run on this machine."""
     if not issue["scheduled"]:
         return "-"
     text = _when_text(issue["when"])
     schedule = issue["schedule"]
     if schedule["problem"]:
         return f"{text}  [never fires]"
-    if schedule["nextFireAt"] and (schedule["note"] or "").startswith("due now"):
+    due_now = schedule["nextFireAt"] and (schedule["note"] or "").startswith("due now")
+    if blocked is not None:
+        when = "due now" if due_now else f"next {schedule['nextFireAt']}" if schedule["nextFireAt"] else ""
+        return (f"{text}  {when}{', ' if when else ''}but the scan will block it "
+                f"({blocked['code']}: {blocked['reason']})")
+    if due_now:
         return f"{text}  due now (the next scan starts it)"
     if schedule["nextFireAt"]:
         return f"{text}  next {schedule['nextFireAt']}"
@@ -48,7 +55,8 @@ def change_text(data: dict, ws) -> str:
     issue = data["issue"]
     lines = [f"{data['action']}: {ws.id}/{issue['id']}  {issue['path']}"]
     if issue["scheduled"]:
-        lines.append(f"  schedule: {_schedule_text(issue)}  assignee {issue['assignee']}")
+        blocked = (data.get("warnings") or [None])[0]
+        lines.append(f"  schedule: {_schedule_text(issue, blocked)}  assignee {issue['assignee']}")
     if data.get("commit"):
         lines.append(f"  committed in {ws.path} as {data['commit'][:12]}")
     return "\n".join(lines)
@@ -81,6 +89,8 @@ def show_text(d: dict) -> str:
 
 
 def list_text(d: dict, *, many: bool) -> str:
+    from openalice.core.colour import state  # lazy: human text only (--json never colours)
+
     out = []
     for ws in d["workspaces"]:
         if ws["state"] in ("invalid", "unreadable"):
@@ -88,7 +98,7 @@ def list_text(d: dict, *, many: bool) -> str:
     if d["issues"]:
         rows = []
         for i in d["issues"]:
-            row = [i["id"], i["status"], i["priority"], i["assignee"], _schedule_text(i),
+            row = [i["id"], state(i["status"]), i["priority"], i["assignee"], _schedule_text(i),
                    _one_line(i["title"])]
             rows.append(([i["workspaceId"]] if many else []) + row)
         headers = (["WORKSPACE"] if many else []) + ["ID", "STATUS", "PRIORITY", "ASSIGNEE",
@@ -113,6 +123,8 @@ def _invalid_lines(items: list, many: bool) -> list[str]:
 
 
 def board_text(d: dict) -> str:
+    from openalice.core.colour import state  # lazy: human text only (--json never colours)
+
     out = []
     states = d["workspaces"]
     if not states:
@@ -124,7 +136,7 @@ def board_text(d: dict) -> str:
         out.append(f"  ! {w['id']} ({w['path']}): {w['state']}: {w.get('error', '')}")
     for column in d["columns"]:
         out.append("")
-        out.append(f"{column['status'].upper()} ({len(column['issues'])})")
+        out.append(f"{state(column['status'].upper(), word=column['status'])} ({len(column['issues'])})")
         for i in column["issues"]:
             sched = _schedule_text(i)
             out.append(f"  [{i['priority']:<6}] {i['workspaceId']}/{i['id']}  "

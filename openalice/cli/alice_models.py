@@ -82,7 +82,11 @@ def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
 def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
     # lazy: a verb's domain modules load only when that verb runs
     from openalice import models
+    from openalice.core.errors import InvalidInput
 
+    if not args.model.strip():
+        raise InvalidInput("the model id is empty", field="MODEL", code="empty_model",
+                           details={"hint": "name a model: 'alice models show claude-sonnet-4-6'"})
     vendors = [args.vendor] if args.vendor else models.vendors()
     if args.vendor:
         models.vendor_info(args.vendor)

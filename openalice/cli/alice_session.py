@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from openalice.core import output
 from openalice.core.errors import UsageError
 from openalice.core.output import table
 
@@ -140,12 +141,18 @@ def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
     data = {"workspace": ws.id, "sessions": [b.to_dict() for b in found], "problems": problems}
 
     def human(d: dict) -> str:
-        lines = [table([_binding_cells(b) for b in d["sessions"]], _LIST_HEADERS)] if d["sessions"] \
-            else ["no sessions"]
-        lines += [f"INVALID {p['file']}: {p['message']}" for p in d["problems"]]
-        return "\n".join(lines)
+        if d["sessions"]:
+            return table([_binding_cells(b) for b in d["sessions"]], _LIST_HEADERS)
+        # "no sessions" would be wrong when a file is there but cannot be read
+        return "no readable sessions" if d["problems"] else "no sessions"
 
     ctx.emit(data, human)
+    if problems and not ctx.json:
+        for p in problems:  # the message names the file (and field) already
+            message = p["message"] if p["message"].startswith(p["file"]) else f"{p['file']}: {p['message']}"
+            ctx.stderr.write(output.printable(f"{ctx.prog}: error: {message}") + "\n")
+        ctx.stderr.write(f"{ctx.prog}: hint: fix or remove the file(s); 'alice session show ID' "
+                         "reads one\n")
     if problems:
         ctx.failing("invalid_sessions", f"{len(problems)} session file(s) cannot be read")
     return 2 if problems else 0

@@ -27,6 +27,7 @@ commands:
 
 options (every command):
   --json       print exactly one JSON document on stdout
+  --no-color   no colour (also NO_COLOR=1); colour only ever on a terminal
   --bundle DIR status, upgrade, config: read skills and templates from DIR
                (also ALICE_HARNESS_BUNDLE)
   -h, --help   show help (also after a command: 'alice-harness upgrade --help')

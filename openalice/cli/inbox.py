@@ -24,6 +24,7 @@ commands:
 
 options (every command):
   --json       print exactly one JSON document on stdout
+  --no-color   no colour (also NO_COLOR=1); colour only ever on a terminal
   -h, --help   show help
   --version    print the version
 

@@ -16,6 +16,12 @@ VERBS = ("push", "list", "show", "files", "cat", "read", "unread", "mark-all-rea
          "delete")
 
 
+def command(args, ctx: Context) -> str:
+    """How the user typed the tool: ``alice inbox`` (the group) or ``alice-inbox``,
+    for hints that name a verb."""
+    return "alice inbox" if getattr(args, "inbox_verb", None) else ctx.prog
+
+
 def register(sub, common) -> None:
     """``alice-inbox``: every verb at the top level."""
     register_verbs(sub, common, prog="alice-inbox")
@@ -211,7 +217,7 @@ def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
                          inbox.summary_of(e["body"]) or ""])
         text = table(rows, ["", "ID", "TIME", "WORKSPACE", "FILES", "SUMMARY"])
         if d["hasMore"]:
-            text += f"\nmore: {ctx.prog} list --before {d['nextBefore']}"
+            text += f"\nmore: {command(args, ctx)} list --before {d['nextBefore']}"
         return text
 
     ctx.emit(data, human)
@@ -262,7 +268,7 @@ def cmd_cat(args: argparse.Namespace, ctx: Context) -> int:
     store = inbox.InboxStore()
     if (args.path is None) == (args.index is None):
         raise UsageError("give the reference as PATH or as --index N (one of them)",
-                         code="usage", details={"hint": f"see '{ctx.prog} cat --help'"})
+                         code="usage", details={"hint": f"see '{command(args, ctx)} cat --help'"})
     if args.index is not None:
         if args.index < 0:
             raise UsageError("--index must be 0 or more", field="--index", code="usage")

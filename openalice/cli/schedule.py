@@ -19,9 +19,11 @@ commands:
   health          automation health of every scheduled issue
   next            the next fire times of an issue, in UTC and in its zone
   install-timer   print (or --write) a cron, systemd or launchd timer for scan
+  uninstall-timer remove the timer install-timer --write put in place
 
 options (every command):
   --json       print exactly one JSON document on stdout
+  --no-color   no colour (also NO_COLOR=1); colour only ever on a terminal
   -h, --help   show help (also after a command: 'alice-schedule scan --help')
   --version    print the version
 
@@ -48,6 +50,7 @@ TOOL = Tool(
         "health": "openalice.cli.schedule_health",
         "next": "openalice.cli.schedule_health",
         "install-timer": "openalice.cli.schedule_timer",
+        "uninstall-timer": "openalice.cli.schedule_timer",
     },
 )
 

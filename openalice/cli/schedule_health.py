@@ -41,9 +41,11 @@ def cmd_health(args, ctx: Context) -> int:
     report = health_report(now=ctx.now(), workspaces=workspaces)
 
     def human(d: dict) -> str:
+        from openalice.core.colour import state  # lazy: human text only (--json never colours)
+
         lines = []
         if d["issues"]:
-            rows = [[f"{e['workspaceId']}/{e['issueId']}", e["state"], e.get("nextDue") or "-",
+            rows = [[f"{e['workspaceId']}/{e['issueId']}", state(e["state"]), e.get("nextDue") or "-",
                      e["message"]] for e in d["issues"]]
             lines.append(table(rows, ["ISSUE", "STATE", "NEXT", "MESSAGE"]))
         else:

@@ -133,15 +133,17 @@ def cmd_runs(args, ctx: Context) -> int:
             ctx.warn(f"{problem['file']}: {problem['reason']} (run {problem['taskId']} not listed)")
 
     def human(d: dict) -> str:
+        from openalice.core.colour import paint, state  # lazy: human text only (--json never colours)
+
         if not d["runs"]:
             return "no runs"
         rows = []
         for r in d["runs"]:
             trigger = r.get("trigger") or {}
-            rows.append([r["taskId"], r.get("status", "?"),
+            rows.append([r["taskId"], state(r.get("status", "?")),
                          f"{r.get('workspaceId')}/{r.get('issueId') or '-'}",
                          trigger.get("fire", "-"), r.get("createdAt", "-"),
-                         (r.get("failure") or {}).get("kind", "")])
+                         paint((r.get("failure") or {}).get("kind", ""), "red")])
         text = table(rows, ["TASK", "STATUS", "ISSUE", "FIRE", "CREATED", "FAILURE"])
         if d["hasMore"]:
             text += f"\nmore: --before {d['nextBefore']}"
@@ -168,8 +170,11 @@ def cmd_run(args, ctx: Context) -> int:
         data["structuredError"] = problem
 
     def human(d: dict) -> str:
+        from openalice.core.colour import state  # lazy: human text only (--json never colours)
+
         t = d["task"]
-        lines = [f"{t['taskId']}  {t.get('status')}  {t.get('workspaceId')}/{t.get('issueId') or '-'}"]
+        lines = [f"{t['taskId']}  {state(str(t.get('status')))}  "
+                 f"{t.get('workspaceId')}/{t.get('issueId') or '-'}"]
         for key in ("createdAt", "startedAt", "finishedAt", "agent", "model", "resumeId", "exitCode",
                     "retryOfTaskId", "interruptionReason", "error"):
             if t.get(key) is not None:

@@ -1,4 +1,5 @@
-"""``alice-schedule install-timer --cron|--systemd|--launchd [--write [--enable]]``."""
+"""``alice-schedule install-timer --cron|--systemd|--launchd [--write [--enable]]`` and
+``uninstall-timer --cron|--systemd|--launchd``."""
 
 from __future__ import annotations
 
@@ -35,6 +36,22 @@ def register(sub, common) -> None:
     p.add_argument("--write", action="store_true", help="install it in the standard place")
     p.add_argument("--enable", action="store_true",
                    help="with --write: also enable it (systemctl --user enable --now / launchctl load)")
+    u = add_verb(sub, "uninstall-timer", cmd_uninstall_timer, common=common,
+                 help="remove the timer that 'install-timer --write' installed",
+                 description="Remove exactly what 'install-timer --write' put in place: the managed "
+                             "block of your crontab (every other line stays byte for byte; a crontab "
+                             "left empty is removed), or the systemd user units (stopped and "
+                             "disabled first when systemctl is there), or the launchd plist "
+                             "(unloaded first when launchctl is there). The scans' log directory "
+                             "stays. Nothing installed is not an error: it says so.",
+                 examples="  alice-schedule uninstall-timer --cron\n"
+                          "  alice-schedule uninstall-timer --systemd --json")
+    kind = u.add_mutually_exclusive_group(required=True)
+    for name, where in (("cron", "the managed line of your crontab"),
+                        ("systemd", "the systemd user .service and .timer"),
+                        ("launchd", "the LaunchAgent plist")):
+        kind.add_argument(f"--{name}", dest="kind", action="store_const", const=name,
+                          help=f"remove {where}")
 
 
 def cmd_install_timer(args, ctx: Context) -> int:
@@ -72,6 +89,27 @@ def cmd_install_timer(args, ctx: Context) -> int:
                 lines.append("enable it with:")
                 lines.extend("  " + " ".join(argv) for argv in d["enable"])
         return "\n".join(lines).rstrip("\n")
+
+    ctx.emit(data, human)
+    return 0
+
+
+def cmd_uninstall_timer(args, ctx: Context) -> int:
+    from openalice.schedule import timer_removal  # lazy: verb handler
+
+    data = timer_removal.uninstall(args.kind)
+
+    def human(d: dict) -> str:
+        lines = [f"{'ok  ' if step['ok'] else 'warn'} {' '.join(step['argv'])}"
+                 + ("" if step["ok"] or not step["detail"] else f": {step['detail']}")
+                 for step in d["disabled"]]
+        if not d["removed"]:
+            lines.append(f"no {d['kind']} timer installed by 'install-timer --write'; nothing removed")
+        elif d["kind"] == "cron":
+            lines.append("removed the managed line from your crontab")
+        else:
+            lines.extend(f"removed {path}" for path in d["removed"])
+        return "\n".join(lines)
 
     ctx.emit(data, human)
     return 0

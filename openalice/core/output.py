@@ -15,7 +15,6 @@ beyond JSON's own rules.
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
 from collections.abc import Callable
@@ -26,8 +25,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only (typing costs start-up time)
     from typing import Any, TextIO
 
-__all__ = ["to_json", "emit", "emit_error", "warn", "use_color", "style", "table", "printable",
-           "yes_no", "EXIT_CODES", "json_document"]
+__all__ = ["to_json", "emit", "emit_error", "warn", "diagnostic", "use_color", "style", "table",
+           "printable", "yes_no", "EXIT_CODES", "json_document"]
 
 #: The default ``error.code`` of a non-zero exit whose verb names none.
 EXIT_CODES = {1: "failed", 2: "invalid", 3: "unavailable", 4: "forbidden"}
@@ -37,20 +36,22 @@ def to_json(data: Any) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False)
 
 
+def _colour():
+    # lazy: only text that carries colour marks (they start with a NUL) or a
+    # diagnostic line needs the colour module; a read verb's JSON never does
+    from . import colour
+
+    return colour
+
+
 def use_color(stream: TextIO) -> bool:
-    if os.environ.get("NO_COLOR") is not None:
-        return False
-    isatty = getattr(stream, "isatty", None)
-    return bool(isatty and isatty())
-
-
-_CODES = {"bold": "1", "dim": "2", "red": "31", "green": "32", "yellow": "33", "cyan": "36"}
+    """Colour on ``stream``: :func:`openalice.core.colour.enabled`."""
+    return _colour().enabled(stream)
 
 
 def style(text: str, name: str, stream: TextIO | None = None) -> str:
-    if not use_color(stream or sys.stdout):
-        return text
-    return f"\033[{_CODES[name]}m{text}\033[0m"
+    """``text`` marked in colour ``name`` (shown by :func:`emit` on a terminal only)."""
+    return _colour().paint(text, name, stream)
 
 
 def emit(data: Any, *, json_mode: bool, human: Callable[[Any], str] | str | None = None,
@@ -67,6 +68,8 @@ def emit(data: Any, *, json_mode: bool, human: Callable[[Any], str] | str | None
         text = human
     if text:
         text = printable(text)
+        if "\x00" in text:  # colour marks (core.colour): escape sequences on a terminal only
+            text = _colour().apply(text, out)
         out.write(text if text.endswith("\n") else text + "\n")
 
 
@@ -99,14 +102,27 @@ def emit_error(err: AliceError, *, json_mode: bool, prog: str,
         (stdout or sys.stdout).write(to_json({"error": err.to_dict()}) + "\n")
         return
     errs = stderr or sys.stderr
-    errs.write(printable(f"{prog}: error: {err}") + "\n")
+    errs.write(diagnostic(prog, "error", str(err), errs))
     hint = err.details.get("hint") if err.details else None
     if hint:
-        errs.write(printable(f"{prog}: hint: {hint}") + "\n")
+        errs.write(diagnostic(prog, "hint", hint, errs))
 
 
 def warn(message: str, *, prog: str = "alice", stream: TextIO | None = None) -> None:
-    (stream or sys.stderr).write(printable(f"{prog}: warning: {message}") + "\n")
+    errs = stream or sys.stderr
+    errs.write(diagnostic(prog, "warning", message, errs))
+
+
+_LABELS = {"error": "bold-red", "warning": "yellow", "hint": "cyan", "note": "dim"}
+
+
+def diagnostic(prog: str, label: str, message: str, stream: TextIO | None = None) -> str:
+    """One stderr line, ``prog: label: message``, escaped; the label in colour
+    on a terminal (``error`` red, ``warning`` yellow, ``hint`` cyan)."""
+    stream = sys.stderr if stream is None else stream
+    colour = _colour()
+    marked = colour.paint(f"{label}:", _LABELS.get(label, "bold"), stream)
+    return colour.apply(f"{prog}: {marked} " + printable(message), stream) + "\n"
 
 
 _unsafe_re = None
@@ -130,10 +146,15 @@ def _escape(match) -> str:
 def printable(text: str) -> str:
     """``text`` safe to show on a terminal: an escape sequence, a carriage
     return, a bidirectional override or a lone surrogate becomes a visible
-    ``\\x1b`` / ``\\u202e``; newlines and tabs stay (``\\r\\n`` becomes a newline)."""
+    ``\\x1b`` / ``\\u202e``; newlines and tabs stay (``\\r\\n`` becomes a newline).
+    The colour marks of :mod:`.colour` are kept for :func:`emit` to show."""
     if not isinstance(text, str):
         text = str(text)
-    return _unsafe().sub(_escape, text.replace("\r\n", "\n"))
+    if "\x00" not in text:  # no colour mark can be in it
+        return _unsafe().sub(_escape, text.replace("\r\n", "\n"))
+    colour = _colour()
+    return "".join(_unsafe().sub(_escape, segment.replace("\r\n", "\n")) if kind is None
+                   else colour.paint_mark(kind) for segment, kind in colour.split_marks(text))
 
 
 def yes_no(value: Any) -> str:
@@ -150,9 +171,11 @@ def table(rows: list[list[str]], headers: list[str] | None = None) -> str:
     all_rows = ([headers] if headers else []) + rows
     if not all_rows:
         return ""
-    widths = [max(len(str(r[i])) for r in all_rows) for i in range(len(all_rows[0]))]
+    # A coloured cell (colour.state) is as wide as its text: the marks take no column.
+    width = _colour().width if any("\x00" in str(c) for r in all_rows for c in r) else len
+    widths = [max(width(str(r[i])) for r in all_rows) for i in range(len(all_rows[0]))]
     lines = []
     for row in all_rows:
-        cells = [str(c).ljust(w) for c, w in zip(row, widths)]
+        cells = [str(c) + " " * (w - width(str(c))) for c, w in zip(row, widths)]
         lines.append("  ".join(cells).rstrip())
     return "\n".join(lines)

@@ -97,23 +97,29 @@ def cron_block(command: list[str], env: dict[str, str], log: Path) -> str:
 
 
 def merge_crontab(existing: str, block: str) -> str:
-    """``existing`` with any managed block replaced by ``block`` (appended
-    when there was none); other lines untouched."""
-    lines = existing.splitlines()
-    kept: list[str] = []
-    skip_next = False
+    """``existing`` with its managed block replaced by ``block`` where it
+    stands, or ``block`` appended when there was none; every other byte kept
+    (so ``uninstall-timer`` can give the crontab back as it was: a last line
+    without its newline gets one, which cron needs anyway)."""
+    lines = existing.splitlines(keepends=True)
+    out: list[str] = []
+    skip_next = placed = False
     for line in lines:
         if skip_next:
             skip_next = False
             continue
         if line.strip() == CRON_MARKER:
             skip_next = True
+            if not placed:
+                out.append(block)
+                placed = True
             continue
-        kept.append(line)
-    while kept and not kept[-1].strip():
-        kept.pop()
-    text = "\n".join(kept)
-    return (text + "\n" if text else "") + block
+        out.append(line)
+    if not placed:
+        if out and not out[-1].endswith("\n"):
+            out[-1] += "\n"
+        out.append(block)
+    return "".join(out)
 
 
 def systemd_units(command: list[str], env: dict[str, str]) -> dict[str, str]:

@@ -62,6 +62,11 @@ def test_without_pipx_it_installs_into_its_own_venv(source, bins, tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     assert (f"make install: pipx not found; installing into the venv {tmp_path / 'venv'} and linking "
             f"the tools into {tmp_path / 'bin'}") in done.stdout
+    # Quiet: pip's and setuptools' notices go to the venv's pip.log, not the terminal.
+    shown = done.stdout + done.stderr
+    assert "!!" not in shown and "deprecated" not in shown and "****" not in shown, shown
+    assert len(shown.splitlines()) <= 12, shown
+    assert "Successfully installed openalice" in (tmp_path / "venv" / "pip.log").read_text()
     for tool in TOOLS:
         linked = tmp_path / "bin" / tool
         assert os.path.realpath(linked) == str(tmp_path / "venv" / "bin" / tool)
@@ -81,3 +86,26 @@ def test_with_pipx_it_uses_pipx(source, bins, tmp_path):
     assert "make install: installing with pipx (pipx install --force .)" in done.stdout
     assert bins["calls"].read_text().splitlines() == ["install --force ."]
     assert not (tmp_path / "venv").exists()
+
+
+def test_every_pip_call_of_the_makefile_goes_through_the_log():
+    """venv, demo, install and bench: pip's own output (setuptools' notices, an index's
+    warnings) goes to a log file beside the venv, never straight to the terminal."""
+    text = (REPO / "Makefile").read_text()
+    recipes = [line for line in text.splitlines() if line.startswith("\t")]
+    assert not [line for line in recipes if "-m pip" in line], "pip called without scripts/pip-logged"
+    assert sum("$(PIP) " in line or "$(call pip_upgrade" in line for line in recipes) >= 6
+
+
+def test_pip_logged_shows_the_log_tail_only_when_pip_fails(tmp_path):
+    fake = tmp_path / "python"
+    fake.write_text('#!/bin/sh\necho "noise from $*"\n[ "$3" = ok ] && exit 0\necho "the real error" >&2\nexit 3\n')
+    fake.chmod(0o755)
+    log = tmp_path / "v" / "pip.log"
+    ok = subprocess.run([str(REPO / "scripts" / "pip-logged"), str(log), str(fake), "ok"],
+                        capture_output=True, text=True)
+    assert ok.returncode == 0 and ok.stdout == ok.stderr == "" and "noise" in log.read_text()
+    bad = subprocess.run([str(REPO / "scripts" / "pip-logged"), str(log), str(fake), "bad"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 3 and bad.stdout == ""
+    assert "pip failed (exit 3)" in bad.stderr and "the real error" in bad.stderr

@@ -47,7 +47,7 @@ PINNED = {
         "workspaces.access workspaces.registry",
     'alice issue list':
         "cli.alice cli.alice_issue cli.alice_issue_args cli.alice_issue_text core.beneath "
-        "core.clock core.cron core.flock core.frontmatter core.frontmatter.flow "
+        "core.clock core.colour core.cron core.flock core.frontmatter core.frontmatter.flow "
         "core.frontmatter.model core.frontmatter.parser core.frontmatter.quoted "
         "core.frontmatter.reader core.frontmatter.scalars core.frontmatter.values "
         "core.frontmatter.writer core.fs core.fs.codec core.fs.directories core.fs.explain "

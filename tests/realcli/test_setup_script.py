@@ -13,7 +13,7 @@ import pytest
 from .clis import SETUP
 
 TOOLS = ("bash", "dirname", "mkdir", "rm", "mv", "cat", "grep", "cut", "du", "mktemp", "timeout",
-         "chmod")
+         "chmod", "sleep", "head")
 PINS = {
     "@anthropic-ai/claude-code": ("2.1.197", "claude"),
     "@openai/codex": ("0.171.0", "codex"),
@@ -25,6 +25,11 @@ PINS = {
 # lay out node_modules like the real one (package.json + a bin printing the version).
 FAKE_NPM = r"""#!/bin/bash
 echo "npm $*" >>"$FAKE_NPM_CALLS"
+# What the real npm and the packages' install scripts leave behind: a cache (and its
+# logs) and a CLI's config under HOME / XDG_CONFIG_HOME.
+cache="${npm_config_cache:-$HOME/.npm}"
+mkdir -p "$cache/_logs" && echo log >"$cache/_logs/debug.log"
+echo "HOME=$HOME cache=$npm_config_cache userconfig=${npm_config_userconfig:-}" >>"$FAKE_NPM_CALLS.env"
 case "$1" in
   config) echo "https://registry.example/"; exit 0 ;;
   ping)
@@ -36,7 +41,10 @@ case "$1" in
       dropped) echo "npm error code ECONNRESET" >&2; echo "npm error network aborted" >&2; exit 1 ;;
     esac
     prefix="$3"
+    mkdir -p "${XDG_CONFIG_HOME:-$HOME/.config}/opencode" && echo '{}' >"${XDG_CONFIG_HOME:-$HOME/.config}/opencode/config.json"
+    mkdir -p "$cache/_cacache" && head -c 3145728 /dev/zero >"$cache/_cacache/blob"
     while read -r pkg version bin; do
+      [ "$FAKE_NPM" = slow ] && sleep 1
       mkdir -p "$prefix/node_modules/$pkg" "$prefix/node_modules/.bin"
       printf '{"name": "%s", "version": "%s"}\n' "$pkg" "$version" >"$prefix/node_modules/$pkg/package.json"
       [ "$FAKE_NPM" = stub ] && [ "$bin" = claude ] && version="stub: platform binary not linked"
@@ -85,6 +93,10 @@ def markers(env):
 def calls(env):
     path = Path(env["FAKE_NPM_CALLS"])
     return [line.split()[1] for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def tree(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*")) if root.exists() else []
 
 
 def test_missing_npm_exits_0_and_says_why(setup_env):
@@ -165,3 +177,60 @@ def test_success_clears_an_old_marker(setup_env):
     env = with_npm(setup_env, "ok")
     assert run(env).returncode == 0
     assert set(markers(env)) == {"STAMP"}
+
+
+def test_nothing_lands_in_the_users_home(setup_env, tmp_path):
+    """npm's cache and logs and what install scripts write (a CLI's config) stay under
+    AGENT_CLIS_DIR; the user's ~/.npmrc is still what npm reads."""
+    home = Path(setup_env["HOME"])
+    home.mkdir()
+    (home / ".npmrc").write_text("registry=https://registry.example/\n")
+    before = tree(home)
+    env = with_npm(setup_env, "ok")
+    proc = run(env)
+    assert proc.returncode == 0, proc.stderr
+    assert tree(home) == before == [".npmrc"]
+    dest = Path(env["AGENT_CLIS_DIR"])
+    assert (dest / ".home" / ".config" / "opencode" / "config.json").is_file()
+    assert not (dest / ".home" / ".npm").exists()  # the cache goes once the install is good
+    seen = Path(env["FAKE_NPM_CALLS"] + ".env").read_text().splitlines()
+    assert seen and all(line == f"HOME={dest}/.home cache={dest}/.home/.npm userconfig={home}/.npmrc"
+                        for line in seen), seen
+    kept = {**env, "AGENT_CLIS_KEEP_CACHE": "1"}
+    (dest / "STAMP").unlink()
+    assert run(kept).returncode == 0 and (dest / ".home" / ".npm" / "_cacache" / "blob").is_file()
+    assert tree(home) == before
+
+
+def test_progress_on_a_terminal_only(setup_env):
+    """Without a TTY: the summary lines only.  On one: a line redrawn per package with the
+    megabytes so far and a spinner."""
+    import os
+    import pty
+
+    env = with_npm(setup_env, "slow")
+    quiet = run(env)
+    assert quiet.returncode == 0, quiet.stderr
+    assert "\r" not in quiet.stderr and "MB" not in quiet.stderr.split("installed in")[0]
+    shutil.rmtree(Path(env["AGENT_CLIS_DIR"]) / "node_modules")
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the script with stderr on the terminal
+        os.execve(str(SETUP), [str(SETUP)], env)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    _, status = os.waitpid(pid, 0)
+    shown = b"".join(chunks).decode()
+    assert os.waitstatus_to_exitcode(status) == 0, shown
+    frames = [f for f in shown.split("\r") if f.startswith("setup-agent-clis: ") and "/4" in f]
+    assert frames, shown
+    assert any(" 0/4 claude ..." in f for f in frames), frames
+    assert any("claude ok" in f and " 3 MB, " in f for f in frames), frames
+    assert len({f.split()[1] for f in frames}) > 1  # the spinner turns
+    assert "installed in" in shown

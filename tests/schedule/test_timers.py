@@ -215,3 +215,88 @@ def test_kind_flags_have_help(cli):
         line = next(l for l in r.stdout.splitlines() if l.strip().startswith(flag))
         rest = r.stdout[r.stdout.index(line):].split("\n  --", 1)[0]
         assert words in rest, (flag, rest)
+
+
+def _fake_crontab_with_remove(bin_dir: Path, store: Path) -> None:
+    _fake_tool(bin_dir, "crontab", f"""if [ "$1" = "-l" ]; then
+  if [ -f '{store}' ]; then cat '{store}'; exit 0; fi
+  echo "no crontab for $(id -un)" >&2; exit 1
+fi
+if [ "$1" = "-" ]; then cat > '{store}'; exit 0; fi
+if [ "$1" = "-r" ]; then rm -f '{store}'; exit 0; fi
+exit 2
+""")
+
+
+def test_merge_then_unmerge_gives_the_crontab_back_byte_for_byte():
+    from openalice.schedule.timer_removal import unmerge_crontab
+
+    block = timers.cron_block(CMD, {}, Path("/l"))
+    for before in ("", "MAILTO=me\n", "MAILTO=me\n\n\n", "# c\n\n0 5 * * * backup  \n# end\n"):
+        assert unmerge_crontab(timers.merge_crontab(before, block)) == before, repr(before)
+    # Replaced where it stands: the lines after the block stay after it.
+    middle = "A=1\n" + block + "0 5 * * * backup\n"
+    other = timers.cron_block(["/new/alice-schedule"], {}, Path("/l"))
+    assert timers.merge_crontab(middle, other) == "A=1\n" + other + "0 5 * * * backup\n"
+    assert unmerge_crontab(middle) == "A=1\n0 5 * * * backup\n"
+
+
+def test_uninstall_timer_cron_restores_the_crontab_byte_for_byte(cli, tmp_path):
+    from openalice.core.resources import schema
+    from openalice.core.schema import Validator
+
+    validator = Validator(schema("schedule-uninstall-timer"))
+    bin_dir = tmp_path / "bin"
+    store = tmp_path / "crontab.txt"
+    _fake_crontab_with_remove(bin_dir, store)
+    env = {"PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    before = b"MAILTO=me\n\n# nightly\n0 5 * * * backup %H  \n\n"
+    store.write_bytes(before)
+    assert cli("alice-schedule", "install-timer", "--cron", "--write", env=env).returncode == 0
+    assert store.read_bytes() != before and timers.CRON_MARKER in store.read_text()
+    r = cli("alice-schedule", "uninstall-timer", "--cron", "--json", env=env)
+    assert r.returncode == 0, r
+    assert store.read_bytes() == before
+    assert r.json()["removed"] == ["crontab"] and validator.errors(r.json()) == []
+    again = cli("alice-schedule", "uninstall-timer", "--cron", env=env)
+    assert again.returncode == 0 and "nothing removed" in again.stdout
+    assert store.read_bytes() == before
+    # No crontab before the install: none after the uninstall.
+    store.unlink()
+    assert cli("alice-schedule", "install-timer", "--cron", "--write", env=env).returncode == 0
+    r = cli("alice-schedule", "uninstall-timer", "--cron", "--json", env=env)
+    assert r.returncode == 0 and not store.exists(), r
+    assert validator.errors(r.json()) == []
+
+
+def test_uninstall_timer_systemd_and_launchd_remove_their_files(cli, isolated_homes, tmp_path):
+    from openalice.core.resources import schema
+    from openalice.core.schema import Validator
+
+    validator = Validator(schema("schedule-uninstall-timer"))
+    home = Path(isolated_homes["HOME"])
+    bin_dir = tmp_path / "bin"
+    calls = tmp_path / "calls"
+    for tool in ("systemctl", "launchctl"):
+        _fake_tool(bin_dir, tool, f'echo "{tool} $*" >> {calls}\n')
+    env = {"PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    unit_dir = home / ".config" / "systemd" / "user"
+    unit_dir.mkdir(parents=True)
+    (unit_dir / "mine.service").write_text("keep me\n")
+    assert cli("alice-schedule", "install-timer", "--systemd", "--write", env=env).returncode == 0
+    r = cli("alice-schedule", "uninstall-timer", "--systemd", "--json", env=env)
+    assert r.returncode == 0, r
+    assert validator.errors(r.json()) == []
+    assert sorted(p.name for p in unit_dir.iterdir()) == ["mine.service"]
+    assert calls.read_text().splitlines() == [
+        "systemctl --user disable --now openalice-schedule.timer", "systemctl --user daemon-reload"]
+    assert [s["ok"] for s in r.json()["disabled"]] == [True]
+    assert cli("alice-schedule", "install-timer", "--launchd", "--write", env=env).returncode == 0
+    plist = home / "Library" / "LaunchAgents" / "dev.openalice.schedule.plist"
+    r = cli("alice-schedule", "uninstall-timer", "--launchd", env=env)
+    assert r.returncode == 0 and f"removed {plist}" in r.stdout, r
+    assert not plist.exists() and calls.read_text().splitlines()[-1] == f"launchctl unload -w {plist}"
+    r = cli("alice-schedule", "uninstall-timer", "--launchd", "--json", env=env)
+    assert r.json() == {"kind": "launchd", "removed": [], "disabled": []}
+    assert cli("alice-schedule", "uninstall-timer").returncode == 2
+    assert cli("alice-schedule", "uninstall-timer", "--cron", "--systemd").returncode == 2
