@@ -34,7 +34,8 @@ One job per module:
 
 from __future__ import annotations
 
+from .registry import Registry
 from .report import SchemaError, Violation
 from .validator import Validator
 
-__all__ = ["SchemaError", "Violation", "Validator"]
+__all__ = ["Registry", "SchemaError", "Violation", "Validator"]
