@@ -34,8 +34,14 @@ One job per module:
 
 from __future__ import annotations
 
-from .registry import Registry
 from .report import SchemaError, Violation
 from .validator import Validator
 
 __all__ = ["Registry", "SchemaError", "Violation", "Validator"]
+
+
+def __getattr__(name: str):
+    if name == "Registry":  # lazy: validators of one self-contained document never need it
+        from .registry import Registry
+        return Registry
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

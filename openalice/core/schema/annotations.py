@@ -60,65 +60,63 @@ def _siblings(node, me):
     return evaluated
 
 
-class AnnotationKeywords:
-    __slots__ = ()
+def unevaluated_properties(self, node, schema, base, where):
+    sub = self.subschema(node, schema, "unevaluatedProperties", where, base)
+    inner, step = sub.checker(), sub.collector()
+    me: list = []
+    evaluated = _siblings(node, me)
 
-    def kw_unevaluatedProperties(self, node, schema, base, where):
-        sub = self.subschema(node, schema, "unevaluatedProperties", where, base)
-        inner, step = sub.checker(), sub.collector()
-        me: list = []
-        evaluated = _siblings(node, me)
+    def check(value):
+        seen = evaluated(value)[0]
+        for name, item in value.items():
+            if name not in seen and not inner(item):
+                return False
+        return True
 
-        def check(value):
-            seen = evaluated(value)[0]
-            for name, item in value.items():
-                if name not in seen and not inner(item):
-                    return False
-            return True
+    def collect(value, path, out):
+        seen = evaluated(value)[0]
+        for name, item in value.items():
+            if name in seen:
+                continue
+            if inner is _false:
+                out.append(Violation(_pointer(path + (name,)), where, f"unevaluated property {_show(name)}"))
+            else:
+                step(item, path + (name,), out)
 
-        def collect(value, path, out):
-            seen = evaluated(value)[0]
-            for name, item in value.items():
-                if name in seen:
-                    continue
-                if inner is _false:
-                    out.append(Violation(_pointer(path + (name,)), where, f"unevaluated property {_show(name)}"))
-                else:
-                    step(item, path + (name,), out)
+    def annotate(value, props, items):
+        if isinstance(value, dict):
+            props.update(value)
+    keyword = _Keyword(_OBJ, 3, check, collect, annotate)
+    me.append(keyword)
+    return keyword
 
-        def annotate(value, props, items):
-            if isinstance(value, dict):
-                props.update(value)
-        keyword = _Keyword(_OBJ, 3, check, collect, annotate)
-        me.append(keyword)
-        return keyword
 
-    def kw_unevaluatedItems(self, node, schema, base, where):
-        sub = self.subschema(node, schema, "unevaluatedItems", where, base)
-        inner, step = sub.checker(), sub.collector()
-        me: list = []
-        evaluated = _siblings(node, me)
+def unevaluated_items(self, node, schema, base, where):
+    sub = self.subschema(node, schema, "unevaluatedItems", where, base)
+    inner, step = sub.checker(), sub.collector()
+    me: list = []
+    evaluated = _siblings(node, me)
 
-        def check(value):
-            seen = evaluated(value)[1]
-            for position, item in enumerate(value):
-                if position not in seen and not inner(item):
-                    return False
-            return True
+    def check(value):
+        seen = evaluated(value)[1]
+        for position, item in enumerate(value):
+            if position not in seen and not inner(item):
+                return False
+        return True
 
-        def collect(value, path, out):
-            seen = evaluated(value)[1]
-            for position, item in enumerate(value):
-                if position in seen:
-                    continue
-                if inner is _false:
-                    out.append(Violation(_pointer(path + (position,)), where, f"unevaluated item at index {position}"))
-                else:
-                    step(item, path + (position,), out)
+    def collect(value, path, out):
+        seen = evaluated(value)[1]
+        for position, item in enumerate(value):
+            if position in seen:
+                continue
+            if inner is _false:
+                out.append(Violation(_pointer(path + (position,)), where, f"unevaluated item at index {position}"))
+            else:
+                step(item, path + (position,), out)
 
-        def annotate(value, props, items):
-            if isinstance(value, (list, tuple)):
-                items.update(range(len(value)))
-        keyword = _Keyword(_ARR, 3, check, collect, annotate)
-        me.append(keyword)
-        return keyword
+    def annotate(value, props, items):
+        if isinstance(value, (list, tuple)):
+            items.update(range(len(value)))
+    keyword = _Keyword(_ARR, 3, check, collect, annotate)
+    me.append(keyword)
+    return keyword

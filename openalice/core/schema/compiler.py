@@ -12,24 +12,20 @@ from __future__ import annotations
 import re
 
 from ..ecma_regex import compile_pattern
-from .annotations import AnnotationKeywords
 from .applicators import ApplicatorKeywords
 from .arrays import ArrayKeywords
-from .dynamic import DynamicKeywords, new_scope, scoped
-from .formats import FormatKeywords
 from .instances import _JSON_TYPES, _NUMBER, _NoneType, _base_type, _escape, _json_type_name, _pointer, _show
 from .limits import LimitKeywords
 from .nodes import _Keyword, _Node, _collect_nothing, _conjoin, _false, _true
 from .objects import ObjectKeywords
 from .refs import _ANCHOR, ReferenceIndex
-from .registry import Registry
 from .report import SchemaError, Violation
 from .strings import StringKeywords
 from .vocabularies import dialect_of, did_you_mean, standard
 
 
-class _Compiler(ReferenceIndex, ApplicatorKeywords, DynamicKeywords, AnnotationKeywords, LimitKeywords,
-                StringKeywords, FormatKeywords, ArrayKeywords, ObjectKeywords):
+class _Compiler(ReferenceIndex, ApplicatorKeywords, LimitKeywords, StringKeywords, ArrayKeywords,
+                ObjectKeywords):
     """Turns one schema document into _Nodes: index every $id/$anchor first,
     then compile from the root, each location once (keyed by its pointer)."""
 
@@ -40,7 +36,7 @@ class _Compiler(ReferenceIndex, ApplicatorKeywords, DynamicKeywords, AnnotationK
         self.schema = schema
         self.source = source
         self.uri = uri.partition("#")[0]                    # the document's retrieval URI ("" if none)
-        self.registry = registry if registry is not None else Registry()
+        self.registry = registry                            # a Registry, made on first use if None
         self.formats = formats
         self.unknown = unknown
         self.default_dialect = standard(formats=formats, unknown=unknown)
@@ -56,8 +52,44 @@ class _Compiler(ReferenceIndex, ApplicatorKeywords, DynamicKeywords, AnnotationK
         self._on_path: set[int] = set()
 
     def dialect(self, uri: str, where: str):
-        return dialect_of(uri, self.registry.get, lambda message: self.fail(where, message),
+        return dialect_of(uri, self.lookup, lambda message: self.fail(where, message),
                           formats=self.formats, unknown=self.unknown)
+
+    def lookup(self, uri: str):
+        """The registry's document for *uri* (or None); the shipped metaschemas are always there."""
+        if self.registry is None:
+            from .registry import Registry  # lazy: only references that leave the document need it
+            self.registry = Registry()
+        return self.registry.get(uri)
+
+    # -- the keywords whose machinery only some schemas need -------------------
+
+    def kw_format(self, node, schema, base, where):
+        from .formats import format_keyword  # lazy: only asserted formats need the checkers
+        return format_keyword(self, node, schema, base, where)
+
+    def kw_dynamicRef(self, node, schema, base, where):
+        from .dynamic import dynamic_ref  # lazy: only schemas with $dynamicRef need the dynamic scope
+        return dynamic_ref(self, node, schema, base, where)
+
+    def kw_unevaluatedProperties(self, node, schema, base, where):
+        from .annotations import unevaluated_properties  # lazy: only unevaluated* needs annotations
+        return unevaluated_properties(self, node, schema, base, where)
+
+    def kw_unevaluatedItems(self, node, schema, base, where):
+        from .annotations import unevaluated_items  # lazy: only unevaluated* needs annotations
+        return unevaluated_items(self, node, schema, base, where)
+
+    def enter(self, target, base):
+        """check, collect and annotate of *target* as a reference from a location
+        in resource *base* reaches it (entering its resource when $dynamicRef is in play)."""
+        check, collect, annotate = target.checker(), target.collector(), target.annotate
+        if self.dynamic:
+            resource = self.located[target.pointer][1]
+            if resource != base:
+                from .dynamic import scoped  # lazy: only schemas with $dynamicRef keep a scope
+                return scoped(resource, self.scope, check, collect, annotate)
+        return check, collect, annotate
 
     # -- errors --------------------------------------------------------------
 
@@ -71,6 +103,7 @@ class _Compiler(ReferenceIndex, ApplicatorKeywords, DynamicKeywords, AnnotationK
         self.index(self.schema, "", self.uri)
         self.load_referenced()
         if self.dynamic:
+            from .dynamic import new_scope  # lazy: only schemas with $dynamicRef keep a scope
             self.scope = new_scope()
         root = self.node("")
         self.reject_cycles()
@@ -136,6 +169,7 @@ class _Compiler(ReferenceIndex, ApplicatorKeywords, DynamicKeywords, AnnotationK
         node.check = self.assemble_check(keywords, allowed)
         node.collect = self.assemble_collect(keywords)
         if self.dynamic and self.resources.get(base) == pointer:  # a resource root enters the dynamic scope
+            from .dynamic import scoped  # lazy: only schemas with $dynamicRef keep a scope
             node.scope = (base, self.scope)
             node.check, node.collect, _ = scoped(base, self.scope, node.check, node.collect, None)
 

@@ -61,54 +61,41 @@ def scoped(uri: str, stack, check, collect, annotate):
     return scoped_check, scoped_collect, scoped_annotate
 
 
-class DynamicKeywords:
-    __slots__ = ()
+def dynamic_ref(self, node, schema, base, where):
+    """The compiled ``$dynamicRef`` of *node* (``self`` is the compiler)."""
+    ref = schema["$dynamicRef"]
+    if not isinstance(ref, str):
+        raise self.fail(where, f"$dynamicRef must be a string, not {_show(ref)}")
+    pointer = self.resolve(ref, base, where)
+    target = self.node(pointer)
+    node.inplace.append(target)
+    name = ref.rpartition("#")[2] if "#" in ref else ""
+    anchors = self.dynamic_anchors.get(name, {}) if name and not name.startswith("/") else {}
+    if self.located[pointer][1] not in anchors or anchors.get(self.located[pointer][1]) != pointer:
+        # not (bookended by) a $dynamicAnchor: exactly a $ref
+        check, collect, annotate = self.enter(target, base)
+        return _Keyword(None, 2, check, collect, lambda value, props, items: annotate(value, props, items))
+    candidates = {}
+    for resource, anchor_pointer in anchors.items():
+        candidate = self.node(anchor_pointer)
+        node.inplace.append(candidate)
+        candidates[resource] = self.enter(candidate, base)
+    fallback = self.enter(target, base)
+    stack = self.scope
 
-    def enter(self, target, base):
-        """check, collect and annotate of *target* as a reference from a location
-        in resource *base* reaches it (entering its resource in dynamic mode)."""
-        check, collect = target.checker(), target.collector()
-        annotate = target.annotate
-        if self.dynamic:
-            resource = self.located[target.pointer][1]
-            if resource != base:
-                return scoped(resource, self.scope, check, collect, annotate)
-        return check, collect, annotate
+    def pick():
+        for uri in stack.uris:
+            chosen = candidates.get(uri)
+            if chosen is not None:
+                return chosen
+        return fallback
 
-    def kw_dynamicRef(self, node, schema, base, where):
-        ref = schema["$dynamicRef"]
-        if not isinstance(ref, str):
-            raise self.fail(where, f"$dynamicRef must be a string, not {_show(ref)}")
-        pointer = self.resolve(ref, base, where)
-        target = self.node(pointer)
-        node.inplace.append(target)
-        name = ref.rpartition("#")[2] if "#" in ref else ""
-        anchors = self.dynamic_anchors.get(name, {}) if name and not name.startswith("/") else {}
-        if self.located[pointer][1] not in anchors or anchors.get(self.located[pointer][1]) != pointer:
-            # not (bookended by) a $dynamicAnchor: exactly a $ref
-            check, collect, annotate = self.enter(target, base)
-            return _Keyword(None, 2, check, collect, lambda value, props, items: annotate(value, props, items))
-        candidates = {}
-        for resource, anchor_pointer in anchors.items():
-            candidate = self.node(anchor_pointer)
-            node.inplace.append(candidate)
-            candidates[resource] = self.enter(candidate, base)
-        fallback = self.enter(target, base)
-        stack = self.scope
+    def check(value):
+        return pick()[0](value)
 
-        def pick():
-            for uri in stack.uris:
-                chosen = candidates.get(uri)
-                if chosen is not None:
-                    return chosen
-            return fallback
+    def collect(value, path, out):
+        pick()[1](value, path, out)
 
-        def check(value):
-            return pick()[0](value)
-
-        def collect(value, path, out):
-            pick()[1](value, path, out)
-
-        def annotate(value, props, items):
-            pick()[2](value, props, items)
-        return _Keyword(None, 2, check, collect, annotate)
+    def annotate(value, props, items):
+        pick()[2](value, props, items)
+    return _Keyword(None, 2, check, collect, annotate)

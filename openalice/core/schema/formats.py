@@ -154,7 +154,7 @@ def _email(text: str, *, idn: bool) -> bool:
     if idn:
         return all(label and re.fullmatch(r"(?:[A-Za-z0-9]|[^\x00-\x7f])(?:[A-Za-z0-9-]|[^\x00-\x7f])*", label)
                    and not label.endswith("-") for label in domain.split("."))
-    from .idna import hostname
+    from .idna import hostname  # lazy: only the host name formats need unicodedata
     return hostname(domain)
 
 
@@ -207,18 +207,16 @@ def _checkers():
     }
 
 
-class FormatKeywords:
-    __slots__ = ()
+def format_keyword(self, node, schema, base, where):
+    """The compiled asserting ``format`` (``self`` is the compiler)."""
+    name = schema["format"]
+    if not isinstance(name, str):
+        raise self.fail(where, f"format must be a string, not {_show(name)}")
+    check = _checkers().get(name)
+    if check is None:
+        return None  # an unknown format asserts nothing
 
-    def kw_format(self, node, schema, base, where):
-        name = schema["format"]
-        if not isinstance(name, str):
-            raise self.fail(where, f"format must be a string, not {_show(name)}")
-        check = _checkers().get(name)
-        if check is None:
-            return None  # an unknown format asserts nothing
-
-        def collect(value, path, out):
-            if not check(value):
-                out.append(Violation(_pointer(path), where, f"{_show(value)} is not a valid {name}"))
-        return _Keyword(_STR, 1, check, collect)
+    def collect(value, path, out):
+        if not check(value):
+            out.append(Violation(_pointer(path), where, f"{_show(value)} is not a valid {name}"))
+    return _Keyword(_STR, 1, check, collect)

@@ -103,7 +103,7 @@ class ReferenceIndex:
 
     def load(self, uri: str):
         """Index the registry's document for *uri*; its root pointer, or None."""
-        document = self.registry.get(uri) if uri else None
+        document = self.lookup(uri) if uri else None
         if document is None:
             return None
         if not isinstance(document, (dict, bool)):
