@@ -62,12 +62,13 @@ def standard(*, formats: bool = False, unknown: str = "error") -> Dialect:
 def dialect_of(uri: str, lookup, fail, *, formats: bool, unknown: str, seen=()) -> Dialect:
     """The dialect a ``$schema`` URI names.  *lookup(uri)* returns a registered
     document or None; *fail(message)* makes the SchemaError."""
+    written = uri
     uri = uri.partition("#")[0] if uri.endswith("#") else uri
     if uri == STANDARD:
         return standard(formats=formats, unknown=unknown)
     metaschema = lookup(uri)
     if not isinstance(metaschema, dict):
-        raise fail(f"unknown $schema {uri!r}: only draft 2020-12 ({STANDARD}) and metaschemas in the "
+        raise fail(f"unknown $schema {written!r}: only draft 2020-12 ({STANDARD}) and metaschemas in the "
                    "registry are supported")
     listed = metaschema.get("$vocabulary")
     if listed is None:  # no $vocabulary: the metaschema's own dialect
