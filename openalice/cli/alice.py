@@ -21,6 +21,7 @@ commands:
   models       show model semantics (limits, reasoning, efforts)
   doctor       check homes, workspaces, agent CLIs, credentials, adapters, timers
   serve        the local web page: inbox, issues, runs, journal, adapters
+  schema       validate JSON files against a JSON Schema (for CI steps)
 
 options (every command):
   --json       print exactly one JSON document on stdout
@@ -60,6 +61,7 @@ TOOL = Tool(
         "doctor": "openalice.cli.alice_doctor",
         "issue": "openalice.cli.alice_issue",
         "serve": "openalice.cli.alice_serve",
+        "schema": "openalice.cli.alice_schema",
     },
 )
 
