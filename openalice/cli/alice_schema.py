@@ -85,6 +85,7 @@ def cmd_validate(args: argparse.Namespace, ctx: Context) -> int:
     from openalice.core.schema.files import validate_files  # lazy: verb handler
     from openalice.core.schema.report import SchemaError  # lazy: verb handler
 
+    envelope_by_runner = ctx.json  # --json: the runner prints a handled error's envelope
     if args.output == "json":
         ctx.json = True
     try:
@@ -94,6 +95,12 @@ def cmd_validate(args: argparse.Namespace, ctx: Context) -> int:
         if args.output == "github":  # the annotation names the schema; the error still exits 2
             props = f"file={_escape_property(err.file or args.schema)},title=JSON Schema unusable"
             ctx.stdout.write(f"::error {props}::{_escape_data((err.field or '/') + ': ' + err.message)}\n")
+        elif args.output == "json" and not envelope_by_runner:
+            from openalice.core.output import to_json  # lazy: verb handler
+
+            ctx.stdout.write(to_json({"error": err.to_dict()}) + "\n")  # the envelope, as --json prints it
+            ctx.json = False  # printed: nothing more at finish
+            return err.exit_code
         raise
     ctx.emit(report, render_github if args.output == "github" else render_text)
     if not report["valid"]:

@@ -87,6 +87,8 @@ def test_a_bad_schema_exits_2_naming_it(files, capsys):
     code, out, _ = run(capsys, schema, files / "good.json", "--json")
     envelope = conforms("error", json.loads(out))
     assert code == 2 and envelope["error"]["file"] == str(schema) and envelope["error"]["code"] == "schema_error"
+    code, out, err = run(capsys, schema, files / "good.json", "--format", "json")
+    assert code == 2 and err == "" and conforms("error", json.loads(out))["error"]["field"] == "/properties/name/maxLenght"
     code, out, _ = run(capsys, schema, files / "good.json", "--format", "github")
     assert code == 2
     assert out.startswith(f"::error file={schema},title=JSON Schema unusable::/properties/name/maxLenght: unknown")
