@@ -116,3 +116,13 @@ def test_the_console_script(files, cli):
     assert result.returncode == 2
     assert conforms("schema-validate", result.json())["files"][0]["valid"] is False
     assert cli("alice", "schema", "validate", "--help").returncode == 0
+
+
+def test_an_unusable_registry_schema_is_named_by_its_own_file(files, capsys, tmp_path):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "name.json").write_text(json.dumps({"$id": "https://example.com/name.json", "minLenght": 2}))
+    (files / "ref.json").write_text(json.dumps({"properties": {"name": {"$ref": "https://example.com/name.json"}}}))
+    code, out, err = run(capsys, files / "ref.json", files / "good.json", "--registry", shared, "--json")
+    error = conforms("error", json.loads(out))["error"]
+    assert code == 2 and error["file"] == str(shared / "name.json") and error["field"] == "/minLenght"

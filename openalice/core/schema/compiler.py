@@ -94,6 +94,11 @@ class _Compiler(ReferenceIndex, ApplicatorKeywords, LimitKeywords, StringKeyword
     # -- errors --------------------------------------------------------------
 
     def fail(self, pointer: str, message: str) -> SchemaError:
+        if pointer and pointer[0] != "/" and self.registry is not None:  # in a registry document: name its file
+            uri, _, fragment = pointer.partition("#")
+            source = self.registry.source(uri)
+            if source is not None:
+                return SchemaError(message, file=source, field=fragment or "/")
         return SchemaError(message, file=self.source, field=pointer or "/")
 
     # -- compiling -------------------------------------------------------------
