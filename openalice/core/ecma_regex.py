@@ -111,14 +111,17 @@ _CATEGORIES = {
     "Cs": ("Surrogate",), "Co": ("Private_Use",), "Cn": ("Unassigned",),
 }
 _CATEGORY_NAMES = {alias: short for short, aliases in _CATEGORIES.items() for alias in (short,) + aliases}
-_BY_CATEGORY: dict[str, list[tuple[int, int]]] = {}
+_BY_CATEGORY: dict[str, list[tuple[int, int]]] | None = None
 
 
 def _category_ranges() -> dict[str, list[tuple[int, int]]]:
-    """Code point ranges per two-letter General_Category (one scan, cached)."""
-    if not _BY_CATEGORY:
+    """Code point ranges per two-letter General_Category (one scan, cached;
+    published whole, so a thread never sees a half-filled table)."""
+    global _BY_CATEGORY
+    if _BY_CATEGORY is None:
         from unicodedata import category  # lazy: only \p{...} patterns need the tables
 
+        table: dict[str, list[tuple[int, int]]] = {}
         # Planes 4 to 13 are unassigned (Cn) in every Unicode version Python ships: skip them.
         for first, last in ((0, 0x3FFFF), (0xE0000, 0x10FFFF)):
             current, start = None, first
@@ -126,11 +129,12 @@ def _category_ranges() -> dict[str, list[tuple[int, int]]]:
                 name = category(chr(code))
                 if name != current:
                     if current is not None:
-                        _BY_CATEGORY.setdefault(current, []).append((start, code - 1))
+                        table.setdefault(current, []).append((start, code - 1))
                     current, start = name, code
-            _BY_CATEGORY.setdefault(current, []).append((start, last))
-        _BY_CATEGORY["Cn"].append((0x40000, 0xDFFFF))
-        _BY_CATEGORY["Cn"].sort()
+            table.setdefault(current, []).append((start, last))
+        table["Cn"].append((0x40000, 0xDFFFF))
+        table["Cn"].sort()
+        _BY_CATEGORY = table
     return _BY_CATEGORY
 
 

@@ -118,15 +118,19 @@ def load_document(path: Path):
         raise SchemaError(f"the schema is not valid JSON: {exc}", file=str(path)) from None
 
 
-_SHIPPED: dict[str, object] = {}
+_SHIPPED: dict[str, object] | None = None
 
 
 def _metaschemas() -> dict:
-    """The shipped draft 2020-12 metaschemas by ``$id`` (read once)."""
-    if not _SHIPPED:
+    """The shipped draft 2020-12 metaschemas by ``$id`` (read once; published
+    whole, so a thread never sees a half-filled table)."""
+    global _SHIPPED
+    if _SHIPPED is None:
+        shipped = {}
         for path in sorted(_METASCHEMAS.glob("*.json")):
             document = json.loads(path.read_text(encoding="utf-8"))
-            _SHIPPED[document["$id"]] = document
+            shipped[document["$id"]] = document
+        _SHIPPED = shipped
     return _SHIPPED
 
 
