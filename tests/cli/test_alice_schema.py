@@ -97,17 +97,17 @@ def test_a_bad_schema_exits_2_naming_it(files, capsys):
 
 
 def test_registry_resolves_references_without_the_network(files, capsys, tmp_path):
-    shared = tmp_path / "shared" / "nested"
-    shared.mkdir(parents=True)
-    (shared / "name.json").write_text(json.dumps({"$id": "https://example.com/name.json", "type": "string",
-                                                  "minLength": 2}))
+    schemas_dir = tmp_path / "schemas" / "nested"
+    schemas_dir.mkdir(parents=True)
+    (schemas_dir / "name.json").write_text(json.dumps({"$id": "https://example.com/name.json", "type": "string",
+                                                       "minLength": 2}))
     (files / "ref.json").write_text(json.dumps({"properties": {"name": {"$ref": "https://example.com/name.json"}}}))
     (files / "short.json").write_text('{"name": "x"}')
     code, _, err = run(capsys, files / "ref.json", files / "short.json")
     assert code == 2 and "nor in the registry (nothing is fetched from the network)" in err
-    code, out, _ = run(capsys, files / "ref.json", files / "short.json", "--registry", tmp_path / "shared")
+    code, out, _ = run(capsys, files / "ref.json", files / "short.json", "--registry", tmp_path / "schemas")
     assert code == 2 and "/name: 'x' is shorter than 2 character(s)" in out
-    code, _, _ = run(capsys, files / "ref.json", files / "good.json", "--registry", tmp_path / "shared")
+    code, _, _ = run(capsys, files / "ref.json", files / "good.json", "--registry", tmp_path / "schemas")
     assert code == 0
 
 
@@ -119,10 +119,10 @@ def test_the_console_script(files, cli):
 
 
 def test_an_unusable_registry_schema_is_named_by_its_own_file(files, capsys, tmp_path):
-    shared = tmp_path / "shared"
-    shared.mkdir()
-    (shared / "name.json").write_text(json.dumps({"$id": "https://example.com/name.json", "minLenght": 2}))
+    schemas_dir = tmp_path / "schemas"
+    schemas_dir.mkdir()
+    (schemas_dir / "name.json").write_text(json.dumps({"$id": "https://example.com/name.json", "minLenght": 2}))
     (files / "ref.json").write_text(json.dumps({"properties": {"name": {"$ref": "https://example.com/name.json"}}}))
-    code, out, err = run(capsys, files / "ref.json", files / "good.json", "--registry", shared, "--json")
+    code, out, err = run(capsys, files / "ref.json", files / "good.json", "--registry", schemas_dir, "--json")
     error = conforms("error", json.loads(out))["error"]
-    assert code == 2 and error["file"] == str(shared / "name.json") and error["field"] == "/minLenght"
+    assert code == 2 and error["file"] == str(schemas_dir / "name.json") and error["field"] == "/minLenght"
