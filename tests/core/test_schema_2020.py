@@ -214,3 +214,17 @@ def test_format_assertion_is_opt_in(fmt, good, bad):
 
 def test_an_unknown_format_asserts_nothing():
     assert Validator({"format": "color"}, format_assertion=True).is_valid("not a colour")
+
+
+# -- line numbers for CI output ---------------------------------------------------
+
+def test_pointer_lines_name_the_line_each_instance_path_starts_on():
+    from openalice.core.schema.files import pointer_lines
+
+    text = '{\n  "a/b": [\n    1,\n    {"c~d": null}\n  ],\n  "e": "x",\n  "e": {"f": true}\n}\n'
+    lines = pointer_lines(text)
+    assert lines[""] == 1
+    assert lines["/a~1b"] == 2 and lines["/a~1b/0"] == 3 and lines["/a~1b/1"] == 4
+    assert lines["/a~1b/1/c~0d"] == 4
+    assert lines["/e"] == 7 and lines["/e/f"] == 7  # a duplicate key: the last one, as json.loads keeps it
+    assert pointer_lines("[" * 5000 + "]" * 5000) == {}  # too deep to walk: no lines, no crash
