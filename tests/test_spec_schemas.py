@@ -20,7 +20,15 @@ def test_schema_compiles_and_declares_draft_2020_12(path):
     schema = json.loads(path.read_text(encoding="utf-8"))
     assert schema.get("$schema") == "https://json-schema.org/draft/2020-12/schema"
     assert schema.get("title")
-    Validator(schema, source=str(path))  # raises SchemaError if unusable
+    Validator(schema, source=str(path))  # raises SchemaError if unusable (an unknown keyword too)
+
+
+_METASCHEMA = Validator({"$ref": "https://json-schema.org/draft/2020-12/schema"})  # shipped, never fetched
+
+
+@pytest.mark.parametrize("path", SCHEMAS, ids=lambda p: p.name)
+def test_schema_is_valid_against_the_draft_2020_12_metaschema(path):
+    assert _METASCHEMA.errors(json.loads(path.read_text(encoding="utf-8"))) == []
 
 
 EXAMPLES = sorted((SPEC / "examples").glob("*/*.json"))

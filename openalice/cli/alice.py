@@ -22,6 +22,7 @@ commands:
   doctor       check homes, workspaces, agent CLIs, credentials, adapters, timers
   serve        the local web page: inbox, issues, runs, journal, adapters
   completion   shell completion for bash, zsh, fish (every tool: --tool, --all)
+  schema       validate JSON files against a JSON Schema (for CI steps)
 
 options (every command):
   --json       print exactly one JSON document on stdout
@@ -63,6 +64,7 @@ TOOL = Tool(
         "issue": "openalice.cli.alice_issue",
         "serve": "openalice.cli.alice_serve",
         "completion": "openalice.cli.alice_completion",
+        "schema": "openalice.cli.alice_schema",
     },
 )
 

@@ -38,10 +38,11 @@ SCHEMA_VERSION = 1
 # tests/harness/test_bundle_config.py checks these against the tools themselves).
 TOOL_GROUPS: dict[str, tuple[str, ...]] = {
     "alice": ("workspace", "issue", "inbox", "journal", "session", "settings", "credential", "models",
-              "doctor", "serve"),
+              "doctor", "serve", "schema", "completion"),
     "alice-inbox": ("push", "list", "show", "files", "cat", "read", "unread", "mark-all-read", "count",
                     "delete"),
-    "alice-schedule": ("scan", "run-now", "retry-now", "runs", "run", "health", "next", "install-timer"),
+    "alice-schedule": ("scan", "run-now", "retry-now", "runs", "run", "health", "next", "install-timer",
+                       "uninstall-timer"),
 }
 TOOL_ALIASES = {"alice-workspace": "alice"}
 ALWAYS_INCLUDED = ("self-scheduling",)

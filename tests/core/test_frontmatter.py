@@ -419,6 +419,12 @@ def test_tabs_after_indentation_are_content():
     assert loads("a:\tb\nc: x\ty\n") == {"a": "b", "c": "x\ty"}
 
 
+def test_tab_after_block_scalar_indentation_is_content():
+    # Y79Y/001: once the line's indentation is reached, a tab is content.
+    assert loads("foo: |\n \t\nbar: 1\n") == {"foo": "\t\n", "bar": 1}
+    assert loads("foo: |\n  x\n  \t\n  y\n") == {"foo": "x\n\t\ny\n"}
+
+
 # ---------------------------------------------------------------------------
 # Refusals
 
@@ -438,6 +444,10 @@ def test_tabs_after_indentation_are_content():
     ("a:\n\tb: 1\n", 2, "tab character used for indentation (use spaces)"),
     ("a:\n  b: 1\n  \tc: 2\n", 3, "tab character used for indentation"),
     ("-\tx\n", 1, "tab character after `-`"),
+    # YAML test suite Y79Y/000: a tab-only line in a block scalar is neither an empty line nor content.
+    ("foo: |\n\t\nbar: 1\n", 2, "tab character in the indentation of a block scalar line (use spaces)"),
+    ("foo: |\n  x\n \t\n  y\n", 3, "tab character in the indentation of a block scalar line"),
+    ("foo: >-\n  x\n\t\n", 3, "tab character in the indentation of a block scalar line"),
     ("a: 1\n  b: 2\n", 2, "unexpected `: ` in a plain value"),
     ("a:\n    b: 1\n  c: 2\n", 3, "bad indentation (indented 2 spaces; expected 0)"),
     ("a: 'x'\n  b: 2\n", 2, "bad indentation (indented 2 spaces; expected 0)"),
@@ -464,6 +474,8 @@ def test_refusals_report_file_lines_in_parse():
     refused("---\ntitle: x\nwhen: &w {kind: at}\n---\n", line=3, loader=parse, message="anchors are not supported")
     refused("---\ntitle: a\ntitle: b\n---\n", line=3, loader=parse,
             message="duplicate key 'title' (first defined on line 2)")
+    refused("---\ntitle: x\nwhat: |\n  a\n\t\n  b\n---\n", line=5, loader=parse,
+            message="tab character in the indentation of a block scalar line")
 
 
 def _nested_block_mapping(depth: int) -> str:

@@ -225,18 +225,28 @@ def test_pattern_follows_ecma_262(pattern, text, matches):
     assert valid({"pattern": pattern}, text) is matches
 
 
+@pytest.mark.parametrize("pattern, text, matches", [
+    ("^\\p{Letter}+$", "aéЖ", True), ("^\\p{L}+$", "a1", False), ("^\\p{digit}+$", "\u09ea\u09e8", True),
+    ("^\\p{gc=Lu}$", "É", True), ("^\\p{Lu}$", "é", False), ("^\\P{L}+$", "12-", True), ("^\\P{L}+$", "1a", False),
+    ("^[\\p{N}x]+$", "4x\u0664", True), ("^[^\\p{N}]+$", "abc", True), ("^[^\\p{N}]+$", "a1", False),
+    ("^\\p{Cn}$", "\U00050000", True), ("^\\p{Assigned}$", "a", True), ("^\\p{ASCII}+$", "é", False),
+])
+def test_unicode_property_escapes_of_a_general_category(pattern, text, matches):
+    assert valid({"pattern": pattern}, text) is matches
+
+
 def test_pattern_only_applies_to_strings():
     assert valid({"pattern": "^a$", "minLength": 5}, 12)
 
 
 def test_bad_pattern_is_a_schema_error_naming_it():
     with pytest.raises(SchemaError) as caught:
-        Validator({"properties": {"name": {"pattern": "^\\p{Letter}+$"}}}, source="spec/x.schema.json")
+        Validator({"properties": {"name": {"pattern": "^\\p{Script=Greek}+$"}}}, source="spec/x.schema.json")
     error = caught.value
     assert isinstance(error, InvalidInput) and error.exit_code == EXIT_INVALID
     assert error.code == "schema_error"
     assert error.file == "spec/x.schema.json" and error.field == "/properties/name/pattern"
-    assert "^\\p{Letter}+$" in error.message
+    assert "^\\p{Script=Greek}+$" in error.message and "only General_Category ones" in error.message
     with pytest.raises(SchemaError, match="unterminated"):
         Validator({"patternProperties": {"[a-": {}}})
 
@@ -315,7 +325,7 @@ def test_ref_to_boolean_schemas():
 
 
 @pytest.mark.parametrize("ref", ["#/$defs/missing", "#nowhere", "other.json", "http://localhost:1234/x.json",
-                                 "https://json-schema.org/draft/2020-12/schema"])
+                                 "https://json-schema.org/draft/2020-12/nowhere"])
 def test_unresolvable_ref_is_a_schema_error(ref):
     with pytest.raises(SchemaError) as caught:
         Validator({"$defs": {"a": {}}, "properties": {"p": {"$ref": ref}}}, source="s.json")
@@ -387,12 +397,26 @@ def test_boolean_schemas():
         ("/x", "/properties/x", "1 is not allowed here (the schema is false)")]
 
 
-def test_annotations_and_unknown_keywords_are_ignored():
+def test_annotations_are_ignored():
     schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "t", "description": "d",
               "$comment": "c", "default": 5, "examples": [1], "deprecated": True, "readOnly": True,
-              "writeOnly": False, "format": "email", "x-custom": {"type": "string"}, "minimumish": 3}
+              "writeOnly": False, "format": "email", "contentMediaType": "text/plain"}
     assert valid(schema, "not an email")
     assert valid(schema, 1)
+
+
+def test_unknown_keywords_are_schema_errors_unless_asked_to_ignore_them():
+    with pytest.raises(SchemaError) as caught:
+        Validator({"properties": {"name": {"type": "string", "maxLenght": 3}}}, source="s.json")
+    assert caught.value.field == "/properties/name/maxLenght"
+    assert caught.value.message == ("unknown keyword 'maxLenght': no vocabulary of the dialect defines it; "
+                                    "did you mean 'maxLength'?")
+    with pytest.raises(SchemaError, match="unknown keyword 'x-custom'"):
+        Validator({"x-custom": {"type": "string"}})
+    lenient = Validator({"x-custom": {"type": "string"}, "minimumish": 3}, unknown_keywords="ignore")
+    assert lenient.is_valid(1)
+    with pytest.raises(ValueError):
+        Validator({}, unknown_keywords="warn")
 
 
 # -- schema errors -----------------------------------------------------------------

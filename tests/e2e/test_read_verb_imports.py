@@ -155,7 +155,8 @@ PINNED = {
         "core.locks core.paths core.records core.redact core.resources core.schema "
         "core.schema.applicators core.schema.arrays core.schema.compiler core.schema.instances "
         "core.schema.limits core.schema.nodes core.schema.objects core.schema.refs "
-        "core.schema.report core.schema.strings core.schema.validator core.secrets",
+        "core.schema.report core.schema.strings core.schema.validator core.schema.vocabularies "
+        "core.secrets",
     'alice session list --json':
         "cli.alice cli.alice_session core.beneath core.clock core.flock core.fs core.fs.codec "
         "core.fs.directories core.fs.explain core.fs.locked core.fs.moves core.fs.reads "

@@ -227,6 +227,8 @@ class ValueReader:
                 continue
             if spaces < indent:
                 if text.strip(" \t") == "":
+                    if "\t" in text:  # YAML: only spaces indent; a tab here is neither empty line nor content
+                        self.fail(j, "tab character in the indentation of a block scalar line (use spaces)")
                     breaks += j != unterminated
                     j += 1
                     continue

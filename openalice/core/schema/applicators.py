@@ -87,7 +87,8 @@ class ApplicatorKeywords:
             raise self.fail(where, f"$ref must be a string, not {_show(ref)}")
         target = self.node(self.resolve(ref, base, where))
         node.inplace.append(target)
-        return _Keyword(None, 2, target.checker(), target.collector())
+        check, collect, annotate = self.enter(target, base)
+        return _Keyword(None, 2, check, collect, lambda value, props, items: annotate(value, props, items))
 
     def kw_allOf(self, node, schema, base, where):
         subs = self.subschema_list(node, schema, "allOf", where, base, inplace=True)
@@ -96,7 +97,7 @@ class ApplicatorKeywords:
         def collect(value, path, out):
             for step in collectors:
                 step(value, path, out)
-        return _Keyword(None, 2, _conjoin([s.checker() for s in subs]), collect)
+        return _Keyword(None, 2, _conjoin([s.checker() for s in subs]), collect, _annotate_each(subs))
 
     def kw_anyOf(self, node, schema, base, where):
         subs = self.subschema_list(node, schema, "anyOf", where, base, inplace=True)
@@ -113,7 +114,7 @@ class ApplicatorKeywords:
             if not check(value):
                 out.append(Violation(_pointer(path), where, f"{_show(value)} does not match any of the schemas "
                                      f"in anyOf{_closest(collectors, value, path)}"))
-        return _Keyword(None, 2, check, collect)
+        return _Keyword(None, 2, check, collect, _annotate_each(subs))
 
     def kw_oneOf(self, node, schema, base, where):
         subs = self.subschema_list(node, schema, "oneOf", where, base, inplace=True)
@@ -137,7 +138,7 @@ class ApplicatorKeywords:
             elif len(matches) > 1:
                 out.append(Violation(_pointer(path), where, f"{_show(value)} matches more than one schema in oneOf "
                                      f"(#{matches[0]} and #{matches[1]})"))
-        return _Keyword(None, 2, check, collect)
+        return _Keyword(None, 2, check, collect, _annotate_each(subs))
 
     def kw_not(self, node, schema, base, where):
         sub = self.subschema(node, schema, "not", where, base, inplace=True)
@@ -152,22 +153,43 @@ class ApplicatorKeywords:
         return _Keyword(None, 2, check, collect)
 
     def kw_if(self, node, schema, base, where):
-        condition = self.subschema(node, schema, "if", where, base, inplace=True).checker()
+        test = self.subschema(node, schema, "if", where, base, inplace=True)
+        condition = test.checker()
         parent = where.rpartition("/")[0]
         branches = []
         for name in ("then", "else"):
             if name in schema:
                 sub = self.subschema(node, schema, name, f"{parent}/{name}", base, inplace=True)
-                branches.append((sub.checker(), sub.collector()))
+                branches.append((sub.checker(), sub.collector(), sub.annotate))
             else:
-                branches.append((_true, _collect_nothing))
-        (then_check, then_collect), (else_check, else_collect) = branches
+                branches.append((_true, _collect_nothing, _no_annotations))
+        (then_check, then_collect, then_annotate), (else_check, else_collect, else_annotate) = branches
+
+        def annotate(value, props, items):
+            if test.annotate(value, props, items):
+                then_annotate(value, props, items)
+            else:
+                else_annotate(value, props, items)
         if then_check is _true and else_check is _true:
-            return None
+            return _Keyword(None, 2, _true, _collect_nothing, annotate)  # annotations only
 
         def check(value):
             return then_check(value) if condition(value) else else_check(value)
 
         def collect(value, path, out):
             (then_collect if condition(value) else else_collect)(value, path, out)
-        return _Keyword(None, 2, check, collect)
+        return _Keyword(None, 2, check, collect, annotate)
+
+
+def _no_annotations(value, props, items) -> bool:
+    return True
+
+
+def _annotate_each(subs):
+    """Annotations of every subschema that *value* is valid against."""
+    annotators = tuple(sub.annotate for sub in subs)
+
+    def annotate(value, props, items):
+        for sub in annotators:
+            sub(value, props, items)
+    return annotate

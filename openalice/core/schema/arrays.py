@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from .instances import _freeze, _pointer, _show
-from .nodes import _ARR, _Keyword, _false, _true
+from .nodes import _ARR, _Keyword, _collect_nothing, _false, _true
 from .report import Violation
 
 
@@ -46,7 +46,13 @@ class ArrayKeywords:
         def collect(value, path, out):
             for position, (step, item) in enumerate(zip(collectors, value)):
                 step(item, path + (position,), out)
-        return _Keyword(_ARR, 2, check, collect)
+
+        size = len(subs)
+
+        def annotate(value, props, items):
+            if isinstance(value, (list, tuple)):
+                items.update(range(min(size, len(value))))
+        return _Keyword(_ARR, 2, check, collect, annotate)
 
     def kw_items(self, node, schema, base, where):
         if isinstance(schema["items"], list):
@@ -55,14 +61,18 @@ class ArrayKeywords:
         prefix = schema.get("prefixItems")
         skip = len(prefix) if isinstance(prefix, list) else 0
         inner = sub.checker()
+
+        def annotate(value, props, items):
+            if isinstance(value, (list, tuple)):
+                items.update(range(len(value)))
         if inner is _true:
-            return None
+            return _Keyword(_ARR, 0, _true, _collect_nothing, annotate)  # annotations only
         if inner is _false:
             def collect_extra(value, path, out):
                 for position in range(skip, len(value)):
                     out.append(Violation(_pointer(path + (position,)), where,
                                          f"unexpected item at index {position} (at most {skip} item(s) allowed)"))
-            return _Keyword(_ARR, 0, lambda value: len(value) <= skip, collect_extra)
+            return _Keyword(_ARR, 0, lambda value: len(value) <= skip, collect_extra, annotate)
         step = sub.collector()
         if skip:
             def check(value):
@@ -80,16 +90,20 @@ class ArrayKeywords:
         def collect(value, path, out):
             for position in range(skip, len(value)):
                 step(value[position], path + (position,), out)
-        return _Keyword(_ARR, 2, check, collect)
+        return _Keyword(_ARR, 2, check, collect, annotate)
 
     def kw_contains(self, node, schema, base, where):
         inner = self.subschema(node, schema, "contains", where, base).checker()
         parent = where.rpartition("/")[0]
         low = self.count(schema, "minContains", parent + "/minContains") if "minContains" in schema else 1
         high = self.count(schema, "maxContains", parent + "/maxContains") if "maxContains" in schema else None
+
+        def annotate(value, props, items):
+            if isinstance(value, (list, tuple)):
+                items.update(position for position, item in enumerate(value) if inner(item))
         if high is None:
             if low == 0:
-                return None
+                return _Keyword(_ARR, 2, _true, _collect_nothing, annotate)  # annotations only
 
             def check(value):
                 found = 0
@@ -121,4 +135,4 @@ class ArrayKeywords:
             elif high is not None and found > high:
                 out.append(Violation(_pointer(path), parent + "/maxContains",
                                      f"array has {found} item(s) matching 'contains', more than maxContains {high}"))
-        return _Keyword(_ARR, 2, check, collect)
+        return _Keyword(_ARR, 2, check, collect, annotate)

@@ -21,6 +21,7 @@ from .objects import ObjectKeywords
 from .refs import _ANCHOR, ReferenceIndex
 from .report import SchemaError, Violation
 from .strings import StringKeywords
+from .vocabularies import dialect_of, did_you_mean, standard
 
 
 class _Compiler(ReferenceIndex, ApplicatorKeywords, LimitKeywords, StringKeywords, ArrayKeywords,
@@ -28,25 +29,87 @@ class _Compiler(ReferenceIndex, ApplicatorKeywords, LimitKeywords, StringKeyword
     """Turns one schema document into _Nodes: index every $id/$anchor first,
     then compile from the root, each location once (keyed by its pointer)."""
 
-    def __init__(self, schema, source) -> None:
+    def __init__(self, schema, source, *, registry=None, uri: str = "", formats: bool = False,
+                 unknown: str = "error") -> None:
+        if unknown not in ("error", "ignore"):
+            raise ValueError(f"unknown_keywords must be 'error' or 'ignore', not {unknown!r}")
         self.schema = schema
         self.source = source
+        self.uri = uri.partition("#")[0]                    # the document's retrieval URI ("" if none)
+        self.registry = registry                            # a Registry, made on first use if None
+        self.formats = formats
+        self.unknown = unknown
+        self.default_dialect = standard(formats=formats, unknown=unknown)
         self.located: dict[str, tuple[object, str]] = {}  # pointer -> (schema, base URI)
         self.resources: dict[str, str] = {}                 # absolute URI -> pointer
         self.anchors: dict[str, str] = {}                   # URI#anchor -> pointer
+        self.dynamic_anchors: dict[str, dict[str, str]] = {}  # name -> {resource URI: pointer}
+        self.dialects: dict = {}                            # resource URI -> Dialect
+        self.references: list[tuple[str, str]] = []         # every ($ref, base) seen, for preloading
+        self.dynamic = False                                # is $dynamicRef anywhere?
+        self.scope = None                                   # the dynamic scope, if dynamic
         self.nodes: dict[str, _Node] = {}
         self._on_path: set[int] = set()
+
+    def dialect(self, uri: str, where: str):
+        return dialect_of(uri, self.lookup, lambda message: self.fail(where, message),
+                          formats=self.formats, unknown=self.unknown)
+
+    def lookup(self, uri: str):
+        """The registry's document for *uri* (or None); the shipped metaschemas are always there."""
+        if self.registry is None:
+            from .registry import Registry  # lazy: only references that leave the document need it
+            self.registry = Registry()
+        return self.registry.get(uri)
+
+    # -- the keywords whose machinery only some schemas need -------------------
+
+    def kw_format(self, node, schema, base, where):
+        from .formats import format_keyword  # lazy: only asserted formats need the checkers
+        return format_keyword(self, node, schema, base, where)
+
+    def kw_dynamicRef(self, node, schema, base, where):
+        from .dynamic import dynamic_ref  # lazy: only schemas with $dynamicRef need the dynamic scope
+        return dynamic_ref(self, node, schema, base, where)
+
+    def kw_unevaluatedProperties(self, node, schema, base, where):
+        from .annotations import unevaluated_properties  # lazy: only unevaluated* needs annotations
+        return unevaluated_properties(self, node, schema, base, where)
+
+    def kw_unevaluatedItems(self, node, schema, base, where):
+        from .annotations import unevaluated_items  # lazy: only unevaluated* needs annotations
+        return unevaluated_items(self, node, schema, base, where)
+
+    def enter(self, target, base):
+        """check, collect and annotate of *target* as a reference from a location
+        in resource *base* reaches it (entering its resource when $dynamicRef is in play)."""
+        check, collect, annotate = target.checker(), target.collector(), target.annotate
+        if self.dynamic:
+            resource = self.located[target.pointer][1]
+            if resource != base:
+                from .dynamic import scoped  # lazy: only schemas with $dynamicRef keep a scope
+                return scoped(resource, self.scope, check, collect, annotate)
+        return check, collect, annotate
 
     # -- errors --------------------------------------------------------------
 
     def fail(self, pointer: str, message: str) -> SchemaError:
+        if pointer and pointer[0] != "/" and self.registry is not None:  # in a registry document: name its file
+            uri, _, fragment = pointer.partition("#")
+            source = self.registry.source(uri)
+            if source is not None:
+                return SchemaError(message, file=source, field=fragment or "/")
         return SchemaError(message, file=self.source, field=pointer or "/")
 
     # -- compiling -------------------------------------------------------------
 
     def compile(self) -> _Node:
-        self.resources[""] = ""  # the document itself, when it has no $id
-        self.index(self.schema, "", "")
+        self.resources[self.uri] = ""  # the document itself, by its retrieval URI ("" if none)
+        self.index(self.schema, "", self.uri)
+        self.load_referenced()
+        if self.dynamic:
+            from .dynamic import new_scope  # lazy: only schemas with $dynamicRef keep a scope
+            self.scope = new_scope()
         root = self.node("")
         self.reject_cycles()
         return root
@@ -79,16 +142,24 @@ class _Compiler(ReferenceIndex, ApplicatorKeywords, LimitKeywords, StringKeyword
             raise self.fail(pointer, f"a schema must be an object or a boolean, not {_json_type_name(schema)}")
         if "$id" in schema and not isinstance(schema["$id"], str):
             raise self.fail(pointer + "/$id", "$id must be a string")
-        anchor = schema.get("$anchor")
-        if anchor is not None and not (isinstance(anchor, str) and re.fullmatch(_ANCHOR, anchor)):
-            raise self.fail(pointer + "/$anchor", f"$anchor must be a plain name, not {_show(anchor)}")
+        for name in ("$anchor", "$dynamicAnchor"):
+            anchor = schema.get(name)
+            if anchor is not None and not (isinstance(anchor, str) and re.fullmatch(_ANCHOR, anchor)):
+                raise self.fail(f"{pointer}/{name}", f"{name} must be a plain name, not {_show(anchor)}")
 
+        dialect = self.dialects.get(base, self.default_dialect)
+        active = dialect.active
         keywords: list[_Keyword] = []
         allowed = None
         for keyword in schema:
             method = _KEYWORDS.get(keyword)
-            if method is None:
-                continue  # annotations and unknown keywords
+            if method is None or keyword not in active:
+                if dialect.refuses(keyword):
+                    raise self.fail(f"{pointer}/{_escape(keyword)}", f"unknown keyword {keyword!r}: no vocabulary "
+                                    f"of the dialect defines it{did_you_mean(keyword)}")
+                continue  # annotations, keywords of vocabularies the dialect leaves out
+            if keyword == "format" and not dialect.formats:
+                continue
             compiled = method(self, node, schema, base, f"{pointer}/{_escape(keyword)}")
             if compiled is None:
                 continue
@@ -99,8 +170,13 @@ class _Compiler(ReferenceIndex, ApplicatorKeywords, LimitKeywords, StringKeyword
         if "$defs" in schema:  # compiled even when unused, so that their errors surface now
             self.subschema_map(node, schema, "$defs", f"{pointer}/$defs", base)
 
+        node.keywords = tuple(keywords)
         node.check = self.assemble_check(keywords, allowed)
         node.collect = self.assemble_collect(keywords)
+        if self.dynamic and self.resources.get(base) == pointer:  # a resource root enters the dynamic scope
+            from .dynamic import scoped  # lazy: only schemas with $dynamicRef keep a scope
+            node.scope = (base, self.scope)
+            node.check, node.collect, _ = scoped(base, self.scope, node.check, node.collect, None)
 
     @staticmethod
     def assemble_check(keywords, allowed):
@@ -227,7 +303,8 @@ class _Compiler(ReferenceIndex, ApplicatorKeywords, LimitKeywords, StringKeyword
             return compile_pattern(source)
         except re.error as err:
             unicode_property = "\\p" in source or "\\P" in source
-            hint = " (Unicode property escapes like \\p{...} are not supported)" if unicode_property else ""
+            hint = (" (of the Unicode property escapes, only General_Category ones such as \\p{L} or "
+                    "\\p{Letter} are supported)") if unicode_property else ""
             raise self.fail(where, f"pattern '{source}' cannot be compiled: {err}{hint}") from None
         except RecursionError:
             raise self.fail(where, f"pattern '{source}' is too complex to compile") from None
@@ -245,5 +322,6 @@ def _grouped(keyword, leader):
 
 _KEYWORDS = {name[3:]: getattr(_Compiler, name) for name in dir(_Compiler) if name.startswith("kw_")}
 _KEYWORDS["$ref"] = _KEYWORDS.pop("ref")
+_KEYWORDS["$dynamicRef"] = _KEYWORDS.pop("dynamicRef")
 _PROPERTY_GROUP = ("properties", "patternProperties", "additionalProperties")
 _KEYWORDS.update({name: _grouped(_PROPERTY_GROUP, _Compiler.kw_properties) for name in _PROPERTY_GROUP})

@@ -41,15 +41,23 @@ def _conjoin(checks):
 
 
 class _Node:
-    """One compiled schema location; ``check`` is None while it is being compiled."""
+    """One compiled schema location; ``check`` is None while it is being compiled.
 
-    __slots__ = ("pointer", "check", "collect", "inplace")
+    ``keywords`` are its compiled keywords; ``annotate`` (built on first use,
+    only for schemas with ``unevaluated*``) adds the property names and item
+    indexes it evaluates to two sets.  ``scope`` is the URI of the schema
+    resource it starts when ``$dynamicRef`` is in play (else None)."""
+
+    __slots__ = ("pointer", "check", "collect", "inplace", "keywords", "scope", "_annotate")
 
     def __init__(self, pointer: str) -> None:
         self.pointer = pointer
         self.check = None
         self.collect = None
         self.inplace: list[_Node] = []  # subschemas applied to the same instance (for cycle detection)
+        self.keywords: tuple = ()
+        self.scope = None
+        self._annotate = None
 
     def checker(self):
         """This node's check, or a late-bound stand-in while it is still compiling."""
@@ -64,18 +72,28 @@ class _Node:
         node = self
         return lambda value, path, out: node.collect(value, path, out)
 
+    def annotate(self, value, props: set, items: set) -> bool:
+        """Validate *value*; when valid, add what this location evaluated of it
+        (property names to *props*, item indexes to *items*)."""
+        annotate = self._annotate
+        if annotate is None:
+            from .annotations import annotator  # lazy: only unevaluated* needs annotations
+            annotate = self._annotate = annotator(self)
+        return annotate(value, props, items)
+
 
 class _Keyword:
     """A compiled keyword: the instance types it applies to (None: all), how
     expensive it is (cheap checks run first), a checker and an error collector."""
 
-    __slots__ = ("kinds", "cost", "check", "collect")
+    __slots__ = ("kinds", "cost", "check", "collect", "annotate")
 
-    def __init__(self, kinds, cost, check, collect) -> None:
+    def __init__(self, kinds, cost, check, collect, annotate=None) -> None:
         self.kinds = kinds
         self.cost = cost
         self.check = check
         self.collect = collect
+        self.annotate = annotate  # (value, props, items) -> None, for a valid value; None: no annotations
 
 
 _STR, _NUM, _ARR, _OBJ = (str,), (int, float), (list,), (dict,)

@@ -5,7 +5,7 @@ and ``additionalProperties``, ``propertyNames``, ``dependentRequired`` and
 from __future__ import annotations
 
 from .instances import _MISSING, _escape, _pointer, _show
-from .nodes import _OBJ, _Keyword, _false, _true
+from .nodes import _OBJ, _Keyword, _collect_nothing, _false, _true
 from .report import Violation
 
 
@@ -53,10 +53,21 @@ class ObjectKeywords:
         extra = None if additional is None else additional.checker()
         extra_collect = None if additional is None else additional.collector()
         lookup = checks.get
+        searches = tuple(search for search, _ in pattern_checks)
+
+        def annotate(value, props, items):
+            if not isinstance(value, dict):
+                return
+            if additional is not None:
+                props.update(value)
+                return
+            for name in value:
+                if name in checks or any(search(name) is not None for search in searches):
+                    props.add(name)
         if extra is _true and not pattern_checks:
-            extra = None  # additionalProperties: true changes nothing
+            extra = None  # additionalProperties: true changes nothing (but evaluates every property)
         if not checks and not pattern_checks and extra is None:
-            return None
+            return _Keyword(_OBJ, 2, _true, _collect_nothing, annotate)  # annotations only
         if not pattern_checks and extra is None:
             pairs = tuple(checks.items())
             size = len(pairs)
@@ -122,7 +133,7 @@ class ObjectKeywords:
                                              f"unexpected property {_show(name)}"))
                     else:
                         extra_collect(item, path + (name,), out)
-        return _Keyword(_OBJ, 2, check, collect)
+        return _Keyword(_OBJ, 2, check, collect, annotate)
 
     def kw_propertyNames(self, node, schema, base, where):
         sub = self.subschema(node, schema, "propertyNames", where, base)
@@ -183,4 +194,11 @@ class ObjectKeywords:
             for name, _, step in pairs:
                 if name in value:
                     step(value, path, out)
-        return _Keyword(_OBJ, 2, check, collect)
+        annotators = tuple((name, sub.annotate) for name, sub in subs.items())
+
+        def annotate(value, props, items):
+            if isinstance(value, dict):
+                for name, sub in annotators:
+                    if name in value:
+                        sub(value, props, items)
+        return _Keyword(_OBJ, 2, check, collect, annotate)

@@ -1,6 +1,8 @@
-"""References inside one schema document: base URIs, ``$id`` resources,
-``$anchor`` names and the JSON pointers that ``$ref`` resolves to.  Remote
-references are refused when the schema is compiled."""
+"""References: base URIs, ``$id`` resources, ``$anchor`` and ``$dynamicAnchor``
+names and the JSON pointers that ``$ref`` resolves to.  A reference that
+leaves the document is looked up in the :class:`~.registry.Registry` and its
+document indexed beside the first (its locations are keyed ``URI#pointer``);
+one the registry does not hold is refused when the schema is compiled."""
 
 from __future__ import annotations
 
@@ -45,6 +47,7 @@ class ReferenceIndex:
             if id(schema) in self._on_path:
                 raise self.fail(pointer, "the schema contains itself (a cycle of Python objects)")
             self._on_path.add(id(schema))
+            outer = base
             schema_id = schema.get("$id")
             if isinstance(schema_id, str):
                 uri, _, fragment = _join(base, schema_id).partition("#")
@@ -54,13 +57,30 @@ class ReferenceIndex:
                     raise self.fail(pointer + "/$id", f"$id {uri!r} is used twice in the document")
                 self.resources[uri] = pointer
                 base = uri
-            anchor = schema.get("$anchor")
-            if isinstance(anchor, str):
-                key = base + "#" + anchor
-                if self.anchors.get(key, pointer) != pointer:
-                    raise self.fail(pointer + "/$anchor",
-                                    f"$anchor {anchor!r} is defined twice in {base or 'the document'}")
-                self.anchors[key] = pointer
+            if pointer == self.resources.get(base):  # a resource root: its $schema, else its parent's dialect
+                declared = schema.get("$schema")
+                if declared is not None:
+                    if not isinstance(declared, str):
+                        raise self.fail(pointer + "/$schema", "$schema must be a URI string")
+                    self.dialects[base] = self.dialect(declared, pointer + "/$schema")
+                else:
+                    self.dialects[base] = self.dialects.get(outer, self.default_dialect) if outer != base \
+                        else self.default_dialect
+            for keyword in ("$anchor", "$dynamicAnchor"):
+                anchor = schema.get(keyword)
+                if isinstance(anchor, str):
+                    key = base + "#" + anchor
+                    if self.anchors.get(key, pointer) != pointer:
+                        raise self.fail(pointer + "/" + keyword,
+                                        f"{keyword} {anchor!r} is defined twice in {base or 'the document'}")
+                    self.anchors[key] = pointer
+                    if keyword == "$dynamicAnchor":
+                        self.dynamic_anchors.setdefault(anchor, {})[base] = pointer
+            for keyword in ("$ref", "$dynamicRef"):
+                if isinstance(schema.get(keyword), str):
+                    self.references.append((schema[keyword], base))
+            if "$dynamicRef" in schema:
+                self.dynamic = True
         self.located.setdefault(pointer, (schema, base))
         if not isinstance(schema, dict):
             return
@@ -79,6 +99,31 @@ class ReferenceIndex:
                     self.index(member, f"{pointer}/{keyword}/{position}", base)
         self._on_path.discard(id(schema))
 
+    # -- other documents ---------------------------------------------------------
+
+    def load(self, uri: str):
+        """Index the registry's document for *uri*; its root pointer, or None."""
+        document = self.lookup(uri) if uri else None
+        if document is None:
+            return None
+        if not isinstance(document, (dict, bool)):
+            raise self.fail(uri, f"the registry document {uri!r} is not a schema")
+        prefix = uri + "#"
+        self.resources[uri] = prefix
+        self.index(document, prefix, uri)
+        return prefix
+
+    def load_referenced(self) -> None:
+        """Index every registry document the indexed ones reference, transitively,
+        so that the compiler knows before compiling whether ``$dynamicRef`` is in play."""
+        done = 0
+        while done < len(self.references):
+            ref, base = self.references[done]
+            done += 1
+            resource = _join(base, ref).partition("#")[0]
+            if resource not in self.resources:
+                self.load(resource)
+
     # -- $ref resolution -------------------------------------------------------
 
     def resolve(self, ref: str, base: str, where: str) -> str:
@@ -87,8 +132,10 @@ class ReferenceIndex:
         resource, _, fragment = uri.partition("#")
         start = self.resources.get(resource)
         if start is None:
-            raise self.fail(where, f"cannot resolve $ref {ref!r}: {uri!r} is not inside this schema "
-                                   "document (remote references are not supported)")
+            start = self.load(resource)
+        if start is None:
+            raise self.fail(where, f"cannot resolve $ref {ref!r}: {uri!r} is neither inside this schema "
+                                   "document nor in the registry (nothing is fetched from the network)")
         if not fragment:
             return start
         if not fragment.startswith("/"):

@@ -13,14 +13,23 @@ class Validator:
 
     __slots__ = ("schema", "source", "_check", "_collect")
 
-    def __init__(self, schema: dict | bool, *, source: str | None = None) -> None:
+    def __init__(self, schema: dict | bool, *, source: str | None = None, registry=None, uri: str = "",
+                 format_assertion: bool = False, unknown_keywords: str = "error") -> None:
+        """Compile *schema*.  *registry* (a :class:`~.registry.Registry`) holds the
+        documents that references leaving this one resolve to; *uri* is the
+        schema's retrieval URI (the base of relative references when it has no
+        ``$id``).  *format_assertion* makes ``format`` a check rather than an
+        annotation.  *unknown_keywords* is ``"error"`` (a keyword no vocabulary
+        defines is a SchemaError) or ``"ignore"`` (it is an annotation, the
+        specification's default)."""
         self.schema = schema
         self.source = source
         if not isinstance(schema, (dict, bool)):
             raise SchemaError(f"a schema must be a JSON object or a boolean, not {_json_type_name(schema)}",
                               file=source, field="/")
         try:
-            root = _Compiler(schema, source).compile()
+            root = _Compiler(schema, source, registry=registry, uri=uri, formats=format_assertion,
+                             unknown=unknown_keywords).compile()
         except RecursionError:
             raise SchemaError("the schema is nested too deeply to compile", file=source, field="/") from None
         self._check = root.check
