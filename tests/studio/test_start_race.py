@@ -94,7 +94,6 @@ def test_start_and_stop_a_backgrounding_wrapper_200_times_in_a_row(tmp_path):
 
     ws = backgrounding_workspace(tmp_path)
     failures = []
-    started = time.monotonic()
     for n in range(CYCLES):
         view = lifecycle.start(ws, now=NOW, ready_timeout=20)
         if view["phase"] != "ready":
@@ -107,4 +106,3 @@ def test_start_and_stop_a_backgrounding_wrapper_200_times_in_a_row(tmp_path):
     assert failures == [], f"{len(failures)} failed starts within {n + 1} cycles: {failures}"
     assert log.count("toy app: listening") >= CYCLES
     assert leftovers() == []
-    assert time.monotonic() - started < 300
