@@ -16,7 +16,6 @@ import os
 import subprocess
 import sys
 import textwrap
-import time
 from datetime import datetime, timezone
 
 import pytest
