@@ -147,15 +147,28 @@ def group_members(pgid: int) -> list[int]:
     reaps it (a container's pid 1 may not), so only this answer can say a group
     is really gone.  Elsewhere it falls back to ``[pgid]`` or ``[]`` from
     :func:`group_alive`.
+
+    A scan lists ``/proc`` first and reads each ``stat`` after: a member that
+    forks and exits in between (a wrapper backgrounding its app) reads as a
+    zombie while its child is not listed yet.  So an empty scan of a group the
+    kernel still knows is taken again (twice at most: the child is in the next
+    listing).
     """
     if pgid <= 0:
         return []
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return [pgid] if group_alive(pgid) else []
+    for _attempt in range(3):
+        try:
+            members = _scan_group(pgid)
+        except OSError:
+            return [pgid] if group_alive(pgid) else []
+        if members or not group_alive(pgid):
+            return members
+    return members
+
+
+def _scan_group(pgid: int) -> list[int]:
     members: list[int] = []
-    for name in entries:
+    for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
         try:

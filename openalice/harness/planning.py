@@ -204,6 +204,12 @@ def _template_plan(ws, root: Path, bundle, tstate: dict | None, baseline, now, s
 def _blockers(ws, root: Path, scope: Scope, live: int) -> list[dict]:
     out = []
     if git.work_tree(root) is not None:
+        locks = git.lock_files(root)
+        if locks:   # one a killed git left is gone by now (recovery): a live git holds this one
+            out.append({"code": "git_locked",
+                        "message": f"git's lock file {locks[0]} exists: a git process is working in the "
+                                   "repository (or its lock cannot be proven stale here); the commit would "
+                                   f"fail. Once no git runs there, remove {locks[0]} and upgrade again"})
         staged = git.staged_paths(root)
         if staged:
             out.append({"code": "staged_changes",

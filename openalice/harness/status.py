@@ -8,6 +8,7 @@ transaction (which every harness command does first); ``recover=False``
 
 from __future__ import annotations
 
+import os
 from datetime import datetime
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from openalice.core.errors import AliceError
 
 from . import bundle as bundles
 from . import state
+from .recovery import git_locks
 from .upgrade import (SKILL_MIRROR, SKILL_PRIMARY, Scope, _make_preview, harness_store, load_config,
                       recover_workspace, template_store)
 
@@ -49,8 +51,22 @@ def _drift(root: Path, store: managed.Store) -> list[dict]:
     return out
 
 
+def _lock_problem(lock: Path, root: Path, *, recovered: bool) -> str:
+    """A git lock file blocks every upgrade that commits (``git_locked``)."""
+    name = os.path.relpath(lock, root) if str(lock).startswith(str(root) + os.sep) else str(lock)
+    if recovered:   # recovery just removed the stale ones: a live git holds this one, or no proof here
+        return (f"git lock file {name} exists: a git process is working in the repository (or the lock "
+                f"cannot be proven stale here); upgrades that commit refuse (git_locked) until it is gone: "
+                f"remove it once no git runs there")
+    return (f"git lock file {name} exists: upgrades that commit refuse (git_locked) while it does; "
+            "'alice-harness status' or the next upgrade removes it when no git holds it (a killed git "
+            "left it), else remove it once no git runs there")
+
+
 def status(ws, *, bundle_dir=None, now: datetime, recover: bool = True) -> dict:
-    """One workspace's harness status (never raises for what it reports)."""
+    """One workspace's harness status (never raises for what it reports; a missing or malformed
+    bundle is bad input, as for ``upgrade``: InvalidInput naming the file and field, exit 2)."""
+    bundle = bundles.load(bundle_dir)
     root = Path(ws.path)
     doc: dict = {"workspaceId": ws.id, "path": ws.path, "template": ws.template, "available": True,
                  "problems": [], "upToDate": False}
@@ -63,19 +79,18 @@ def status(ws, *, bundle_dir=None, now: datetime, recover: bool = True) -> dict:
     if recover:
         try:
             for result in recover_workspace(ws, now=now, wait=5.0):
-                recovered.append(f"recovered an interrupted {result.owner} transaction ({result.outcome})")
+                recovered.append(f"removed git lock files a killed git left: {', '.join(result.paths)}"
+                                 if result.outcome == "git_lock_removed" else
+                                 f"recovered an interrupted {result.owner} transaction ({result.outcome})")
         except AliceError as err:
             problems.append(f"interrupted transaction not recovered: {err}")
+    for lock in git_locks(root):
+        problems.append(_lock_problem(lock, root, recovered=recover))
     pending = [s.state_dir for s in (harness_store(root), template_store(root)) if s.journal_path.exists()]
     doc["transaction"] = {"pending": pending}
     if pending:
         problems.append("an interrupted upgrade is pending (the next harness command recovers it)")
 
-    try:
-        bundle = bundles.load(bundle_dir)
-    except AliceError as err:
-        problems.append(f"bundle: {err}")
-        bundle = None
     config_doc = {"file": str(root / ".alice" / "alice-harness-config.json"), "ok": True, "problems": []}
     try:
         cfg = load_config(root)
@@ -154,7 +169,10 @@ def status(ws, *, bundle_dir=None, now: datetime, recover: bool = True) -> dict:
 def health(ws, *, now: datetime) -> list[tuple[str, str]]:
     """Doctor findings ``(status, message)`` for one workspace: stale or
     drifted harness files, broken shims, a malformed config (read-only)."""
-    doc = status(ws, now=now, recover=False)
+    try:
+        doc = status(ws, now=now, recover=False)
+    except AliceError as err:          # the bundle itself is malformed: say so, as for any other problem
+        return [("attention", f"bundle: {err}")]
     out: list[tuple[str, str]] = []
     if not doc["available"]:
         return out

@@ -45,6 +45,7 @@ from .scopes import (ACTIONS, GIT_EXCLUDES, GUIDANCE, OWNERS, SKILL_MIRROR, SKIL
                      Scope, _root, harness_store, load_config, scope_for, skill_targets, skill_trees, template_store)
 
 __all__ = ["Scope", "Preview", "scope_for", "preview", "apply", "recover_workspace", "project_new_workspace",
+           "check_new_workspace",
            "harness_store", "template_store", "load_config", "SKILL_PRIMARY", "SKILL_MIRROR", "SKILL_MIRRORS",
            "skill_trees", "skill_targets", "GUIDANCE",
            "GIT_EXCLUDES", "ACTIONS", "TRAILERS"]
@@ -69,7 +70,9 @@ def apply(ws, *, scope: Scope, bundle_dir=None, digest: str | None = None, keep:
                                     f"{result.digest[:12]}…, not {digest[:12]}…); preview again",
                                     code="stale_plan", details={"digest": result.digest})
         for blocker in result.blockers:
-            cls = Busy if blocker["code"] == "live_run" else Conflict
+            if blocker["code"] == "git_locked":
+                git.require_unlocked(root, "commit")      # GitLocked (exit 3) naming the lock file
+            cls = Busy if blocker["code"] in ("live_run", "git_locked") else Conflict
             raise cls(blocker["message"], code=blocker["code"])
         if result.status == "current" and not keep and not use:
             shims.ensure(root)
@@ -101,6 +104,13 @@ def _apply_preview(result: Preview, root: Path, *, keep, use, now, unresolved: s
 
 
 # -- a new workspace --------------------------------------------------------------------------------
+
+def check_new_workspace(template: str) -> None:
+    """The ``INIT_CHECKS`` entry: the bundle a new workspace's guidance and skills come from
+    must load (a malformed ``alice-harness.json`` or ``template.json`` is exit 2 naming the
+    file and field) before init writes anything."""
+    bundles.load()
+
 
 def project_new_workspace(ws, created: bool) -> list[str]:
     """The ``INIT_PROJECTORS`` entry: guidance, skills and shims for a new

@@ -26,8 +26,9 @@ edits (an explicit restore), still never through a non-regular entry.
 *Mirrors* are copies that must stay byte-identical (``AGENTS.md`` and
 ``CLAUDE.md``; ``.agents/skills/`` and ``.claude/skills/``): each logical file
 is decided once from its locations.  A local edit made in just one copy is the
-local side and is carried to the others; copies edited differently are a
-conflict.  Files found in the walked trees that neither side manages are
+local side and is carried to the others (so is the copy there when another was
+deleted: a missing copy follows); copies edited differently are a conflict.
+Whatever a resolution keeps is written to every copy too.  Files found in the walked trees that neither side manages are
 listed as preserved and never touched.
 
 The digest is the sha256 of the canonical JSON of every input (identity,
@@ -50,7 +51,7 @@ from openalice.core.errors import InvalidInput
 from . import diff3
 from .snapshot import MISSING, Entry, Roots, check_path, file_entry, inspect, walk
 
-__all__ = ["Item", "Plan", "make_plan", "STATUSES"]
+__all__ = ["Item", "Plan", "make_plan", "STATUSES", "logical_local"]
 
 STATUSES = ("unchanged", "ready", "merged", "preserved", "conflict")
 
@@ -217,17 +218,32 @@ def _text(entry: Entry) -> str | None:
 
 
 def _logical_local(bases, locals_) -> Entry | None:
-    """The local side of a mirrored file; None when its copies were edited differently."""
-    if len({e.fingerprint for e in locals_}) == 1:
-        return locals_[0]
-    edited = {l.fingerprint: l for b, l in zip(bases, locals_) if l.fingerprint != b.fingerprint}
+    """The local side of a mirrored file; None when its copies were edited differently.
+
+    A copy that is missing while another is there is out of date, not an edit: it follows
+    the copies that are there (an edited primary whose mirror was deleted is that edit, and
+    apply writes it to the mirror).  Only every copy gone is a local deletion."""
+    present = [(b, l) for b, l in zip(bases, locals_) if l.kind != "missing"]
+    if not present or len({l.fingerprint for _, l in present}) == 1:
+        return (present or list(zip(bases, locals_)))[0][1]
+    edited = {l.fingerprint: l for b, l in present if l.fingerprint != b.fingerprint}
     if not edited:
-        return locals_[0]
+        return present[0][1]
     if len(edited) == 1:
         only = next(iter(edited.values()))
         if only.kind == "file":
             return only
     return None
+
+
+def logical_local(item: "Item", named: str | None = None) -> Entry:
+    """What the workspace holds for ``item`` as one file: its local side, or for copies edited
+    differently the copy at ``named`` (the location a resolution named; else the primary)."""
+    local = _logical_local(item.base, item.local)
+    if local is not None:
+        return local
+    locations = item.locations
+    return item.local[locations.index(named) if named in locations else 0]
 
 
 def _op_for(local: Entry, incoming: Entry) -> str:

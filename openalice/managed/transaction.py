@@ -60,7 +60,7 @@ from openalice.core import clock, fs, git
 from openalice.core.errors import Conflict, InvalidInput
 from openalice.core.proc import crash_point
 
-from .plan import Item, Plan
+from .plan import Item, Plan, logical_local
 from .snapshot import MISSING, Entry, inspect, within
 from .stores import JOURNAL_VERSION, JournalFile, Store
 
@@ -164,11 +164,17 @@ def resolve(plan: Plan, *, keep: Sequence[str] = (), use: Sequence[str] = (),
 
 # -- apply ------------------------------------------------------------------------------------------
 
-def _final_writes(plan: Plan, chosen: Mapping[str, str]) -> tuple[list[tuple[str, Entry]], list[str], set[str]]:
-    """(location, what it becomes) for every write; kept paths; items left unresolved."""
+def _final_writes(plan: Plan, chosen: Mapping[str, str], keep: Sequence[str] = ()
+                  ) -> tuple[list[tuple[str, Entry]], list[str], set[str]]:
+    """(location, what it becomes) for every write; kept paths; items left unresolved.
+
+    A kept conflict writes what the workspace holds to its other copies (the mirror follows
+    the resolved file), so the copies are byte-identical after every apply and the next plan
+    does not ask the same question again."""
     writes: list[tuple[str, Entry]] = []
     kept: list[str] = []
     skipped: set[str] = set()
+    named = {item.path: rel for item in plan.conflicts for rel in keep if rel in item.locations}
     for item in plan.items:
         if item.status == "conflict":
             choice = chosen.get(item.path)
@@ -180,6 +186,11 @@ def _final_writes(plan: Plan, chosen: Mapping[str, str]) -> tuple[list[tuple[str
                 kept.append(item.path)
                 if choice is None:
                     skipped.add(item.path)
+                elif item.copies:
+                    ours = logical_local(item, named.get(item.path))
+                    if ours.kind == "file":
+                        writes.extend((loc, ours) for loc, local in zip(item.locations, item.local)
+                                      if local.fingerprint != ours.fingerprint and local.kind in ("file", "missing"))
             continue
         if item.status == "preserved":
             kept.append(item.path)
@@ -215,7 +226,7 @@ def apply_plan(plan: Plan, store: Store | JournalFile, *, keep: Sequence[str] = 
         raise Conflict("an interrupted transaction is pending; recover it first", file=store.journal_path,
                        code="transaction_pending")
     chosen = resolve(plan, keep=keep, use=use, unresolved=unresolved)
-    writes, kept, skipped = _final_writes(plan, chosen)
+    writes, kept, skipped = _final_writes(plan, chosen, keep)
     planned_local = {loc: local for item in plan.items for loc, local in zip(item.locations, item.local)}
     for loc, _ in writes:
         if inspect(store.root, loc).fingerprint != planned_local[loc].fingerprint:

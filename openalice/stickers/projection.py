@@ -41,6 +41,7 @@ The ownership state and its checks are :mod:`.ownership`; ``status`` is
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -49,6 +50,7 @@ from typing import Any, Sequence
 from openalice import journal, managed
 from openalice.core import clock, git
 from openalice.core.errors import Conflict, UsageError
+from openalice.harness.recovery import clear_git_locks
 from openalice.harness.scopes import SKILL_MIRROR, SKILL_MIRRORS, SKILL_PRIMARY, skill_targets
 from openalice.workspaces.access import Caller, authorize_write
 from openalice.workspaces.checkout import checkout
@@ -282,7 +284,9 @@ def apply(ws, *, action: str = "enable", pack_id: str | None = None, restore: bo
     for rel in keep:
         managed.check_path(rel, field="--keep")
     with checkout(ws, f"alice-harness stickers {action}", now=now):
-        recovered = recover_workspace(ws, now=now, lease_held=True)
+        # git's locks a killed commit (a harness upgrade's) left: removed here too, under the same proof
+        recovered = clear_git_locks(ws, root, owner=OWNER, now=now, held_since=time.time())
+        recovered += recover_workspace(ws, now=now, lease_held=True)
         result = _make_preview(ws, root, action, pack_id, restore)
         result.recovered = recovered
         if digest is not None and digest != result.digest:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import socket
 from collections.abc import Iterable
 
-__all__ = ["LOOPBACK_HOST", "allocate", "is_free", "taken_by_others"]
+__all__ = ["LOOPBACK_HOST", "allocate", "is_free", "taken_by_others", "probe"]
 
 LOOPBACK_HOST = "127.0.0.1"
 
@@ -50,3 +50,19 @@ def taken_by_others(ports: dict[str, int]) -> list[str]:
     """The ids whose port is bound now (asked after our app's group is gone:
     whoever holds it is someone else)."""
     return [port_id for port_id, port in ports.items() if not is_free(port)]
+
+
+def probe(path: str, port: int, timeout: float) -> bool:
+    """``GET path`` on the loopback ``port``: True on a 2xx (the readiness probe)."""
+    import http.client  # lazy: only the supervisor probes
+
+    conn = http.client.HTTPConnection(LOOPBACK_HOST, port, timeout=timeout)
+    try:
+        conn.request("GET", path, headers={"User-Agent": "openalice-studio-readiness", "Accept": "*/*"})
+        response = conn.getresponse()
+        response.read(64 * 1024)
+        return 200 <= response.status < 300
+    except (OSError, http.client.HTTPException):
+        return False
+    finally:
+        conn.close()

@@ -13,9 +13,10 @@ from any later shell work.  The supervisor
    shell, in the workspace, as the leader of a new session and process group,
    with ``HARNESS_CAPABILITY``, ``HARNESS_HOST``, ``HARNESS_PORTS`` and
    ``HARNESS_NO_OPEN``; its output goes, redacted, to ``studio.log``;
-3. polls ``GET readinessPath`` on the entry port every 250 ms (1 s per
-   request) until a 2xx, the readiness limit, or the group being empty (the
-   wrapper exiting is normal; *all* of its processes gone is an early exit);
+3. polls ``GET readinessPath`` on the entry port (every 50 ms for the first
+   second, then every 250 ms; 1 s per request) until a 2xx, the
+   readiness limit, or the group being empty (the wrapper exiting is normal;
+   *all* of its processes gone is an early exit: see :meth:`Generation.group_empty`);
    if the app died because one of its ports was taken meanwhile, it retries
    with fresh ports;
 4. when ready, publishes a new opaque route and the ``ready`` phase together
@@ -23,14 +24,13 @@ from any later shell work.  The supervisor
 5. watches the group until it ends (a crash: ``failed``, route withdrawn
    first) or the record leaves ``ready`` (a ``stop``: the stopper tears down).
 
-It is a child subreaper (Linux), so a grandchild whose wrapper exited is
-reaped here and its exit status is the one reported.  Whatever way it ends,
-no process of its group is left running.
+It is a child subreaper (Linux), so a grandchild whose wrapper exited is reaped
+here and its exit status is the one reported; a child's exit (SIGCHLD) wakes
+its polling.  Whatever way it ends, no process of its group is left running.
 """
 
 from __future__ import annotations
 
-import http.client
 import json
 import os
 import signal
@@ -49,6 +49,7 @@ __all__ = ["READY_POLL", "READY_REQUEST_TIMEOUT", "WATCH_INTERVAL", "PORT_ATTEMP
            "app_environment"]
 
 READY_POLL = 0.25
+READY_FAST_POLL = 0.05       # the first second: a fast app is seen ready at once, a slow one polled every READY_POLL
 READY_REQUEST_TIMEOUT = 1.0
 WATCH_INTERVAL = 0.25
 PORT_ATTEMPTS = 3
@@ -79,21 +80,19 @@ def _signal_name(number: int) -> str:
         return f"SIG{number}"
 
 
-def _seconds(value: float) -> str:
-    return f"{value:g}"
-
-
 class Generation:
     """One generation's life.  ``allocate`` is the port allocator (a test seam)."""
 
     def __init__(self, workspace_id: str, generation: int, *, launcher_pid: int, ready_timeout: float,
-                 allocate=None) -> None:
+                 allocate=None, subreaper: bool = False) -> None:
         self.workspace_id = workspace_id
         self.generation = generation
         self.launcher_pid = launcher_pid
         self.ready_timeout = ready_timeout
         self.allocate = allocate or port_tools.allocate
         self.stop_event = threading.Event()
+        self.wake = threading.Event()        # set by a signal: stop, or a child exited (SIGCHLD)
+        self.subreaper = subreaper           # every orphan of the group is reparented to us
         self.child = None
         self.pgid: int | None = None
         self.token: str | None = None
@@ -189,8 +188,31 @@ class Generation:
         return {"code": code} if code >= 0 else {"signal": _signal_name(-code)}
 
     def group_empty(self) -> bool:
+        """True once no process of the app's group is left.  One scan of ``/proc`` cannot
+        tell: it lists first and reads each ``stat`` after, so a wrapper that forks its app
+        and exits meanwhile reads as a zombie and its app is not listed yet (issue 27: a
+        third of ``sh start.sh`` starts failed ``early_exit``).  As the subreaper we reap
+        every member that exits, so while the kernel knows the group (``killpg(0)``) a
+        member lives, or one just exited and is reaped on the next call."""
         self.reap()
-        return self.pgid is None or not proc.group_members(self.pgid)
+        if self.pgid is None:
+            return True
+        if proc.group_members(self.pgid):
+            return False
+        if not self.subreaper:
+            return True
+        self.reap()
+        return not proc.group_alive(self.pgid)
+
+    def nap(self, seconds: float, floor: float = 0.02) -> None:
+        """Sleep up to ``seconds``; a signal (stop, SIGCHLD) ends it early, but not before
+        ``floor`` (an app that runs many short children does not make us scan per child)."""
+        began = time.monotonic()
+        self.wake.wait(seconds)
+        self.wake.clear()
+        left = min(seconds, floor) - (time.monotonic() - began)
+        if left > 0:
+            self.stop_event.wait(left)
 
     def kill_group(self) -> None:
         if self.pgid is not None:
@@ -212,23 +234,14 @@ class Generation:
 
     # -- the phases ---------------------------------------------------------------------------------
     def probe(self, path: str, port: int, timeout: float) -> bool:
-        conn = http.client.HTTPConnection(LOOPBACK_HOST, port, timeout=timeout)
-        try:
-            conn.request("GET", path, headers={"User-Agent": "openalice-studio-readiness",
-                                               "Accept": "*/*"})
-            response = conn.getresponse()
-            response.read(64 * 1024)
-            return 200 <= response.status < 300
-        except (OSError, http.client.HTTPException):
-            return False
-        finally:
-            conn.close()
+        return port_tools.probe(path, port, timeout)
 
     def await_ready(self, record: dict) -> str:
         """``ready``, ``exited``, ``timeout``, ``stopped`` (the record moved on) or ``signalled``."""
         capability = record["capability"]
         port = self.ports[capability["entryPort"]]
         deadline = time.monotonic() + self.ready_timeout
+        fast_until = time.monotonic() + 1.0
         while True:
             if self.stop_event.is_set():
                 return "signalled"
@@ -242,7 +255,7 @@ class Generation:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return "timeout"
-            self.stop_event.wait(min(READY_POLL, remaining))
+            self.nap(min(READY_FAST_POLL if time.monotonic() < fast_until else READY_POLL, remaining))
 
     def publish(self) -> bool:
         def change(record: dict):
@@ -303,7 +316,7 @@ class Generation:
                 return "stopped"
             if self.group_empty():
                 return "exited"
-            self.stop_event.wait(WATCH_INTERVAL)
+            self.nap(WATCH_INTERVAL)
 
     def shut_down(self, reason: str) -> None:
         """Told to stop (a signal): route first, then the group; the record says stopped."""
@@ -340,7 +353,7 @@ class Generation:
                 self.fail(f"Studio exited before it was ready ({format_exit(self.last_exit)})", "early_exit")
             elif outcome == "timeout":
                 self.kill_group()
-                self.fail(f"Studio readiness timed out after {_seconds(self.ready_timeout)} seconds",
+                self.fail(f"Studio readiness timed out after {self.ready_timeout:g} seconds",
                           "readiness_timeout")
             if outcome == "signalled":
                 self.shut_down("the Studio supervisor was told to stop")
@@ -365,10 +378,16 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError:
         print(f"studio supervisor: bad arguments {args!r}", file=sys.stderr)
         return 2
-    proc.become_subreaper()
-    run = Generation(workspace_id, generation, launcher_pid=launcher, ready_timeout=timeout)
+    subreaper = proc.become_subreaper()
+    run = Generation(workspace_id, generation, launcher_pid=launcher, ready_timeout=timeout, subreaper=subreaper)
+
+    def stop(_n, _f) -> None:
+        run.stop_event.set()
+        run.wake.set()
+
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(signum, lambda _n, _f: run.stop_event.set())
+        signal.signal(signum, stop)
+    signal.signal(signal.SIGCHLD, lambda _n, _f: run.wake.set())
     try:
         return run.run()
     except AliceError as exc:

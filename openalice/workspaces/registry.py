@@ -26,6 +26,10 @@ REGISTRY_VERSION = 1
 # Failures are reported as notes, never fatal to init.
 INIT_PROJECTORS: list[str] = ["openalice.harness.upgrade:project_new_workspace",
                                "openalice.stickers.projection:project_new_workspace"]
+# Their checks of the input they will project (a bundle, a template), called as
+# fn(template) before anything is created: bad input (InvalidInput, exit 2) leaves
+# no directory, no file and no registry entry behind.
+INIT_CHECKS: list[str] = ["openalice.harness.upgrade:check_new_workspace"]
 
 
 @record_class(frozen=True)
@@ -216,6 +220,9 @@ def init(path: os.PathLike | str = ".", *, template: str = "blank", label: str |
             _ensure_alice_dir(Path(real))
             return ws, False
     _refuse_nesting(real, registered)  # before anything is created on disk
+    for entry in INIT_CHECKS:
+        module_name, _, func_name = entry.partition(":")
+        getattr(importlib.import_module(module_name), func_name)(template)
     if populate is not None:
         populate(Path(real))
     fs.ensure_dir(target, 0o755)

@@ -85,9 +85,12 @@ class Machine:
         os.environ.update(self.env())
         os.chdir(self.ws)
 
-    def create(self, template: str = "blank") -> "Machine":
+    def create(self, template: str = "blank", git: bool = False) -> "Machine":
         for d in (self.user, self.bin, self.outside):
             d.mkdir(parents=True, exist_ok=True)
+        if git:   # a workspace that is a git repository: harness applies commit there
+            self.ws.mkdir(parents=True)
+            subprocess.run(["git", "init", "-q", str(self.ws)], check=True, env={**os.environ, **_GIT_IDENTITY})
         for name in AGENTS:
             # A stub agent: it says whether a canary key reached its environment
             # (how many variables hold one; never the value), then fails.
@@ -101,7 +104,22 @@ class Machine:
         assert run.returncode == 0, run.stderr
         (self.ws / "reports").mkdir()
         (self.ws / "reports" / "a.md").write_text("# inside the workspace\n")
+        if git:
+            env = {**os.environ, **_GIT_IDENTITY}
+            subprocess.run(["git", "-C", str(self.ws), "add", "-A"], check=True, env=env)
+            subprocess.run(["git", "-C", str(self.ws), "commit", "-q", "-m", "workspace"], check=True, env=env)
+            # A pre-commit hook that takes a while, as a repository's linters do: git holds
+            # index.lock meanwhile, so many kills land while it is held.
+            hook = self.ws / ".git" / "hooks" / "pre-commit"
+            hook.write_text("#!/bin/sh\nsleep 0.15\n")
+            hook.chmod(0o755)
         return self
+
+    def git_locks(self) -> list[Path]:
+        """git's lock files in the workspace's repository (a killed git left them)."""
+        from openalice.core import git
+
+        return git.lock_files(self.ws) if (self.ws / ".git").is_dir() else []
 
     def cli(self, tool: str, *args: str, input: str | None = None, timeout: float = 120,
             **env: str) -> subprocess.CompletedProcess:
@@ -187,6 +205,8 @@ class Writer:
     remove: Callable[[Machine], None] | None = None
     template: str = "blank"   # the workspace template its machine starts from
     cycle: int = 1            # its steps repeat every `cycle`: the next writer runs one whole cycle
+    git: bool = False         # the workspace is a git repository (harness applies commit there)
+    max_delay: float = 0.06   # kills land this long into a child's run at most (about one step)
 
 
 def _issue_create(m: Machine, n: int) -> None:
@@ -300,6 +320,44 @@ def _harness_upgrade(m: Machine, n: int) -> None:
     """A managed three-way transaction: a skill removed, then installed again."""
     call("alice-harness", "upgrade", "--skill", "alice", "--action", ("remove", "install")[n % 2],
          "--apply")
+
+
+WEDGED_LOG = "wedged.log"
+
+
+def strict(m: Machine, tool: str, *args: str) -> None:
+    """One CLI invocation that must succeed.  ``git_locked`` (a lock a killed git left that
+    nothing removed) or ``staged_changes`` (what a rollback could not unstage under that lock)
+    is a wedged workspace, logged for the figures; any failure is the writer failing on its own."""
+    code, out, err = run_in_process(tool, *args, "--json")
+    if code == 0 and not tracebacks(out + err):
+        return
+    if '"git_locked"' in out + err or '"staged_changes"' in out + err:
+        with open(m.base / WEDGED_LOG, "a") as log:
+            log.write(f"{tool} {' '.join(args)}: {(out + err)[-300:]!r}\n")
+    raise RuntimeError(f"{tool} {' '.join(args)} -> {code}: {(out + err)[-1000:]}")
+
+
+def _harness_upgrade_git(m: Machine, n: int) -> None:
+    """Committing applies in a git workspace: each one a `git add` and `git commit` a kill can
+    cut short while git holds index.lock; the next apply must go on (no wedge)."""
+    # each forked child starts at step k * 100_000: shifted by k, so a child begins with either action
+    strict(m, "alice-harness", "upgrade", "--skill", "alice", "--action",
+           ("remove", "install")[(n + n // 100_000) % 2], "--apply")
+
+
+def _stickers_git(m: Machine, n: int) -> None:
+    """Sticker transactions in a git workspace, between committing harness applies: a sticker
+    apply after a kill inside a commit must go on, and remove the lock it left."""
+    step = (n + n // 100_000) % 5     # each child (step k * 100_000) starts at another step
+    if step == 4:
+        strict(m, "alice-harness", "upgrade", "--skill", "file-delivery", "--action",
+               ("remove", "install")[(n // 5) % 2], "--apply")
+    elif step == 2:
+        strict(m, "alice-harness", "stickers", "disable")
+    else:
+        strict(m, "alice-harness", "stickers", "enable", "--pack", ("alice-ink", "alice-color", "", "alice-ink")[step],
+               "--apply")
 
 
 def _stickers_setup(m: Machine) -> None:
@@ -423,6 +481,13 @@ WRITERS: list[Writer] = [
     Writer("sticker transactions", _stickers, setup=_stickers_setup, template="chat", cycle=4,
            after=[("alice-harness", "stickers", "status", "--json"),
                   ("alice-harness", "stickers", "list", "--json"), ("alice-harness", "status", "--json")]),
+    Writer("harness transactions (git)", _harness_upgrade_git, template="chat", git=True, cycle=2, max_delay=1.2,
+           after=[("alice-harness", "status", "--json"), ("alice-harness", "upgrade", "--json"),
+                  ("alice-harness", "upgrade", "--skill", "file-delivery", "--action", "update", "--apply",
+                   "--json")]),
+    Writer("sticker transactions (git)", _stickers_git, template="chat", git=True, cycle=10, max_delay=1.2,
+           after=[("alice-harness", "stickers", "status", "--json"), ("alice-harness", "status", "--json"),
+                  ("alice-harness", "stickers", "enable", "--apply", "--json")]),
 ]
 
 

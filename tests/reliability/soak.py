@@ -1,6 +1,7 @@
 """``make soak``: the reliability suite, long, with its figures in docs/reliability.md.
 
     python -m tests.reliability.soak [--kills N] [--fuzz N] [--race N] [--write FILE]
+    python -m tests.reliability.soak --only "(git)" --kills 200     # some writers' kill loops alone
 
 Runs every part of the suite at soak size on throwaway machines under a temp
 directory, prints the figures, and with ``--write`` replaces the block
@@ -36,7 +37,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--race-processes", type=int, default=1_000,
                         help="cats as real processes (default 1,000)")
     parser.add_argument("--write", metavar="FILE", help="put the figures into FILE")
+    parser.add_argument("--only", metavar="TEXT",
+                        help="run only the kill loops of the writers whose name contains TEXT (not with --write)")
     args = parser.parse_args(argv)
+    if args.only and args.write:
+        parser.error("--only runs a part of the soak: its figures are not the page's")
     if args.write:
         args.write = os.path.abspath(args.write)   # the machines chdir into their workspaces
     work = Path(tempfile.mkdtemp(prefix="openalice-soak-"))
@@ -56,10 +61,12 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         for i, entry in enumerate(WRITERS):
+            if args.only and args.only not in entry.name:
+                continue
             figures, seconds = part(f"kill -9: {entry.name}", lambda: kill_writer(
                 entry, work / f"kill-{i}", kills=args.kills, seed=1600 + i, check_every=20))
             per_writer.append((entry.name, figures, seconds))
-        for name, run in (
+        for name, run in () if args.only else (
             ("kill during a secret write, then remove",
              lambda: secret_kill_then_remove(work / "secret", max_kills=5000, wanted=25)),
             ("secret canaries across commands and files", lambda: canary_sweep(work / "canary")),
@@ -108,6 +115,10 @@ def render(total: Figures, per_writer, parts, elapsed: float) -> str:
         ("commands run after kills", c["next commands run"], ""),
         ("commands that failed after a kill", c["next command failed"], "0"),
         ("writers that failed on their own", c["writer failed on its own"], "0"),
+        ("kills that left a git lock (git workspaces)", c["kills that left a git lock"], "(any)"),
+        ("wedged workspaces: a committing apply refused after a kill (git_locked, staged_changes)",
+         c["wedged workspaces"], "0"),
+        ("git lock files left once the next writer ran", c["git locks left at the end"], "0"),
         ("kills that left a temp copy of a key", c["kills that left a temp copy of a key"], "(any)"),
         ("leaks: a key in any file or output after remove, or outside its own files",
          c["leaks"], "0"),
@@ -128,11 +139,12 @@ def render(total: Figures, per_writer, parts, elapsed: float) -> str:
     lines += [f"| {name} | {count} | {goal} |" for name, count, goal in rows]
     lines += ["", "Per writer (kill -9 at random moments, the next writer in a fresh process):", "",
               "| writer | kills | torn | temps left by kills | leftovers after the next writer | "
-              "commands after kills (failed) | seconds |",
-              "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+              "git locks left by kills (wedged) | commands after kills (failed) | seconds |",
+              "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for name, f, seconds in per_writer:
         lines.append(f"| {name} | {f['kills']} | {f['torn files']} | {f['temps left by a kill']} | "
-                     f"{f['leftovers after the next writer']} | {f['next commands run']} "
+                     f"{f['leftovers after the next writer']} | {f['kills that left a git lock']} "
+                     f"({f['wedged workspaces']}) | {f['next commands run']} "
                      f"({f['next command failed']}) | {seconds:.0f} |")
     lines += ["", "Other parts:", "", "| part | seconds |", "| --- | ---: |"]
     lines += [f"| {name} | {seconds:.0f} |" for name, _f, seconds in parts]

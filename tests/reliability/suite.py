@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .machine import (ADAPTER_CANARY, CANARY, REPO, Machine, Writer, clock, leaks, torn_files,
+from .machine import (ADAPTER_CANARY, CANARY, REPO, WEDGED_LOG, Machine, Writer, clock, leaks, torn_files,
                       tracebacks)
 
 
@@ -45,8 +45,8 @@ class Figures:
 
 
 # Figures whose goal is zero.
-ZERO = ("torn files", "leftovers after the next writer", "leaks", "outside bytes", "tracebacks",
-        "next command failed", "writer failed on its own", "duplicate runs", "lost records",
+ZERO = ("torn files", "leftovers after the next writer", "wedged workspaces", "git locks left at the end",
+        "leaks", "outside bytes", "tracebacks", "next command failed", "writer failed on its own", "duplicate runs", "lost records",
         "fuzz: traceback", "fuzz: internal error", "fuzz: exit 2 without the file",
         "fuzz: unexpected exit")
 
@@ -74,7 +74,15 @@ class _ForkServer:
             os.killpg(pid, signal.SIGKILL)   # the child and whatever it started (its group)
         except ProcessLookupError:
             pass
-        return self._ask(f"reap {pid}")
+        status = self._ask(f"reap {pid}")
+        # As a service manager does, wait until the whole group is gone (a git the kill
+        # caught is reparented, and may take a moment to die) before the next writer starts.
+        from openalice.core import proc
+
+        deadline = time.monotonic() + 5
+        while proc.group_members(pid) and time.monotonic() < deadline:
+            time.sleep(0.005)
+        return status
 
 
 @contextmanager
@@ -99,7 +107,7 @@ def _fork_server(machine: Machine, writer_name: str):
 
 
 def kill_writer(entry: Writer, base: Path, *, kills: int, seed: int = 16,
-                check_every: int = 10, max_delay: float = 0.06) -> Figures:
+                check_every: int = 10, max_delay: float | None = None) -> Figures:
     """SIGKILL ``entry``'s writer ``kills`` times at random moments; after each
     kill every file must be whole, and every ``check_every`` kills its
     commands must work.  Then: the temps the kills left, one more run of the
@@ -107,10 +115,12 @@ def kill_writer(entry: Writer, base: Path, *, kills: int, seed: int = 16,
     (goal 0), and for a writer of secrets, no copy of them once removed."""
     figures = Figures()
     rng = random.Random(seed)
-    machine = Machine(base).create(entry.template)
+    max_delay = entry.max_delay if max_delay is None else max_delay
+    machine = Machine(base).create(entry.template, git=entry.git)
     entry.setup(machine)
     with _fork_server(machine, entry.name) as server:
         seen_temps: set = set()
+        seen_locks: set = set()
         for k in range(kills):
             status = server.kill_one(k * 100_000, rng.uniform(0.0, max_delay))
             if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL:
@@ -120,6 +130,9 @@ def kill_writer(entry: Writer, base: Path, *, kills: int, seed: int = 16,
             temps = set(machine.temps())
             figures.add("temps left by a kill", len(temps - seen_temps))
             seen_temps = temps
+            locks = set(machine.git_locks())
+            figures.add("kills that left a git lock", len(locks - seen_locks))
+            seen_locks = locks
             broken = torn_files(machine)
             figures.add("torn files", len(broken), note="; ".join(broken[:3]))
             if check_every and (k + 1) % check_every == 0:
@@ -133,6 +146,13 @@ def kill_writer(entry: Writer, base: Path, *, kills: int, seed: int = 16,
     _next_commands(machine, entry, figures)
     left = machine.temps()
     figures.add("leftovers after the next writer", len(left), note=", ".join(map(str, left[:3])))
+    wedged = base / WEDGED_LOG
+    if wedged.exists():
+        lines = wedged.read_text().splitlines()
+        figures.add("wedged workspaces", len(lines), note="; ".join(lines[:2]))
+    if entry.git:
+        figures.add("git locks left at the end", len(machine.git_locks()),
+                    note=", ".join(map(str, machine.git_locks()[:3])))
     if entry.secrets:
         if entry.remove is not None:
             entry.remove(machine)

@@ -33,6 +33,8 @@ def test_every_writer_of_the_table_is_covered():
     assert len(names) == len(set(names))
     for wanted in ("issue create", "issue update", "inbox push", "mark-all-read", "adapter state",
                    "credentials", "scan with due issues", "studio state", "harness transactions",
-                   "source upgrades", "sticker transactions"):
+                   "source upgrades", "sticker transactions", "harness transactions (git)",
+                   "sticker transactions (git)"):
         assert wanted in names
     assert all(w.after for w in WRITERS)
+    assert {w.name for w in WRITERS if w.git} == {"harness transactions (git)", "sticker transactions (git)"}

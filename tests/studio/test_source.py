@@ -236,6 +236,48 @@ def test_a_conflicting_upgrade_is_refused_and_nothing_changes(cli, template, tmp
     assert facts(cli, "harness.source.upgraded") == []
 
 
+def unsafe_branch(bare: Path, parent: str, segment: bytes, branch: str) -> None:
+    """A commit on ``parent`` whose tree adds ``<segment>/hook`` (a tree git itself can store but
+    never check out: ``.git``, ``..``): written object by object, as a hostile repository would."""
+    def obj(kind: str, data: bytes) -> bytes:
+        out = subprocess.run(["git", "-C", str(bare), "hash-object", "-t", kind, "--literally", "-w", "--stdin"],
+                             input=data, capture_output=True, check=True).stdout.strip()
+        return bytes.fromhex(out.decode())
+
+    blob = obj("blob", b"#!/bin/sh\necho owned\n")
+    sub = obj("tree", b"100755 hook\0" + blob)
+    listing = subprocess.run(["git", "-C", str(bare), "ls-tree", "-z", parent], capture_output=True,
+                             check=True).stdout
+    entries = []
+    for line in filter(None, listing.split(b"\0")):
+        meta, name = line.split(b"\t", 1)
+        mode, _kind, sha = meta.split()
+        entries.append((mode.lstrip(b"0") or mode, name, bytes.fromhex(sha.decode())))
+    entries.append((b"40000", segment, sub))
+    entries.sort(key=lambda e: e[1] + (b"/" if e[0] == b"40000" else b""))
+    tree = obj("tree", b"".join(mode + b" " + name + b"\0" + sha for mode, name, sha in entries))
+    commit = subprocess.run(["git", "-C", str(bare), "commit-tree", "-p", parent, "-m", "hostile", tree.hex()],
+                            capture_output=True, text=True, check=True, env={**os.environ, **GIT_ENV}).stdout.strip()
+    git(bare, "update-ref", f"refs/heads/{branch}", commit)
+
+
+@pytest.mark.parametrize("segment", [b".git", b"..", b".GIT"], ids=["dot-git", "dot-dot", "dot-git-upper"])
+def test_preview_runs_the_path_checks_of_apply_on_a_hostile_tree(cli, template, tmp_path, segment):
+    """issue 27 item 5: preview said ready for a tree with .git or .. paths, and apply then
+    refused in git; both now plan through one check and refuse before git is asked."""
+    unsafe_branch(template.bare, template.c1, segment, "hostile")
+    root = create(cli, template, tmp_path)
+    before = snapshot(root)
+    plan = preview(cli, root, "--to", "hostile")
+    [blocker] = plan["blockers"]
+    assert plan["status"] == "blocked" and plan["nextCommand"] is None, plan
+    assert blocker["code"] == "unsafe_paths" and blocker["paths"] == [f"{segment.decode()}/hook"], blocker
+    error = apply(cli, root, plan["digest"], expect=2)["error"]
+    assert error["code"] == "unsafe_paths" and error["details"]["paths"] == blocker["paths"], error
+    assert snapshot(root) == before and not (root / ".git" / "MERGE_HEAD").exists()
+    assert facts(cli, "harness.source.upgraded") == []
+
+
 def test_a_template_that_carries_a_receipt_of_its_own_merges_with_ours(cli, template, tmp_path):
     root = create(cli, template, tmp_path)
     plan = preview(cli, root, "--to", "carries-receipt")

@@ -109,8 +109,9 @@ def merge_no_commit(root: os.PathLike | str, commit: str, message: str) -> subpr
     """``git merge --no-ff --no-commit`` of ``commit``: the work tree and index hold the merge,
     MERGE_HEAD is set, nothing is committed.  Not checked: exit 1 is a conflict (or files in
     the way), which the caller aborts."""
+    # as AUTHOR, who commits it: git asks for a committer identity up front, and a machine may have none
     proc = run(root, "merge", "-q", "--no-ff", "--no-commit", "--no-edit", "--no-autostash", "-m", message,
-               commit, check=False)
+               commit, check=False, env=_author_env(AUTHOR))
     detail = (proc.stderr or b"").decode("utf-8", "replace").strip()
     lock = locked_file(detail) if proc.returncode != 0 else None
     if lock is not None:     # git took nothing: not a conflict, a lock someone holds (GitLocked, exit 3)

@@ -96,6 +96,32 @@ def _in_the_way(touched: set[str], entries: list[tuple[str, str]]) -> list[str]:
     return sorted(set(found))
 
 
+def _unsafe(path: str) -> str | None:
+    """Why git would refuse to check ``path`` out into a work tree (its ``verify_path``), or None:
+    an absolute path, an empty, ``.`` or ``..`` segment, a backslash or NUL, or a segment that
+    is ``.git`` on any file system (any case, trailing dots or spaces, the 8.3 name ``git~1``)."""
+    if not path or path.startswith("/") or "\\" in path or "\0" in path:
+        return "not a plain relative path"
+    for part in path.split("/"):
+        if part in ("", ".", ".."):
+            return f"a {part or 'empty'!r} segment" if part else "an empty segment"
+        if part.rstrip(". ").lower() == ".git" or part.lower() == "git~1":
+            return "a .git segment"
+    return None
+
+
+def check_paths(paths: list[str]) -> dict | None:
+    """The ``unsafe_paths`` blocker for what a merge would write, or None: one check, made by
+    ``preview`` and ``apply`` alike (both plan through :func:`_plan`), before git is asked."""
+    bad = [(p, why) for p in paths if (why := _unsafe(p)) is not None]
+    if not bad:
+        return None
+    shown = ", ".join(f"{p!r} ({why})" for p, why in bad[:5]) + ("…" if len(bad) > 5 else "")
+    return {"code": "unsafe_paths", "message": f"the template's tree has {len(bad)} path"
+            f"{'s' if len(bad) != 1 else ''} no work tree may hold (git refuses to write them): {shown}",
+            "paths": [p for p, _ in bad]}
+
+
 def _live_runs(ws) -> int:
     return len(admission.live_runs(ws.id))
 
@@ -120,6 +146,9 @@ def _plan(ws, root: Path, receipt: Receipt, receipt_bytes: bytes, commit: str, r
     touched = [] if current else sorted(set(git.changed_paths(root, head, merged.tree)) | {RECEIPT_FILE})
     blockers: list[dict] = []
     if not current:
+        unsafe = check_paths(touched)
+        if unsafe is not None:
+            blockers.append(unsafe)
         if git.merge_head(root) is not None:
             blockers.append({"code": "merge_in_progress",
                              "message": "a merge is in progress in the workspace (finish or abort it first)"})
