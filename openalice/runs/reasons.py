@@ -110,11 +110,16 @@ def _words(code: str, agent: str | None) -> tuple[str, str]:
     return words, step.format(login=login, vendor=vendor)
 
 
-def explain(code: str | None, agent: str | None = None) -> dict | None:
-    """``{"code", "words", "next"}`` for people; None for no code."""
+def explain(code: str | None, agent: str | None = None, *, workspace: str | None = None,
+            issue: str | None = None) -> dict | None:
+    """``{"code", "words", "next"}`` for people; None for no code.  With the
+    run's workspace and issue, the commands of the next step name them."""
     if not code:
         return None
     words, step = _words(code, agent)
+    if workspace and issue:
+        step = (step.replace("alice issue update ISSUE", f"alice issue update {issue} --workspace {workspace}")
+                .replace("ISSUE", f"{workspace}/{issue}"))
     return {"code": code, "words": words, "next": step}
 
 

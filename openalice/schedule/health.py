@@ -55,7 +55,35 @@ def _limit_text(ms: int) -> str:
 
 
 def classify_failure(record: dict | None) -> dict | None:
-    """``{kind, message, retryable}`` for a finished unsuccessful run, or None."""
+    """``{kind, message, retryable, reason?, detail?, next?}`` for a finished
+    unsuccessful run, or None.  ``reason`` is the run's (or, for an old record,
+    one derived from its fields: :func:`openalice.runs.reasons.from_record`);
+    when it says more than the kind, the message is its words."""
+    failure = _classify(record)
+    if failure is None:
+        return None
+    from openalice.runs import reasons  # lazy: only a failed run needs the words
+
+    code, detail = reasons.from_record(record)
+    told = reasons.explain(code, record.get("agent") or (record.get("runtimeRequest") or {}).get("agent"),
+                           workspace=record.get("workspaceId"), issue=record.get("issueId"))
+    if told is None:
+        return failure
+    failure["reason"] = code
+    if detail:
+        failure["detail"] = detail
+    failure["next"] = told["next"]
+    if code not in _GENERIC_REASONS:
+        words = told["words"][:1].upper() + told["words"][1:]
+        failure["message"] = f"{words}" + (f": {detail}" if detail else "") + "."
+    return failure
+
+
+# Reasons that say no more than the failure kind's own message.
+_GENERIC_REASONS = ("interrupted", "timeout", "killed", "exit_nonzero", "launch_failed")
+
+
+def _classify(record: dict | None) -> dict | None:
     if not record:
         return None
     status = record.get("status")
