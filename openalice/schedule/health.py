@@ -155,7 +155,8 @@ def issue_health(ws: Any, issue: Any, *, now: datetime) -> dict:
     """The health entry of one scheduled issue (reads cursor, runs, owner)."""
     # lazy: the runs listing imports classify_failure, not the report
     from openalice.issues import cursors, due
-    from openalice.issues.readiness import owner_state, run_blocker  # lazy: (as above)
+    from openalice.issues.readiness import (  # lazy: (as above)
+        login_blocker, native_login, owner_state, run_blocker)
 
     schedule = due.parse_schedule(issue.when)
     problem = schedule.problem if schedule else "no schedule"
@@ -175,9 +176,14 @@ def issue_health(ws: Any, issue: Any, *, now: datetime) -> dict:
         problem = f"cursor unreadable: {cursor_error}"
     latest = tasks.latest_task(ws.id, issue.id)
     state, detail = owner_state(ws, issue)
-    blocker = None
+    blocker = found = None
     if not getattr(issue, "is_terminal", False) and (latest or {}).get("status") != "running":
         blocker = run_blocker(ws, issue)
+        if blocker is None:
+            found = native_login(ws, issue)
+            # A login the cheap check cannot see is proven by a run that succeeded.
+            if (latest or {}).get("status") != "done":
+                blocker = login_blocker(found)
     health = automation_health(status=getattr(issue, "status", None), latest=latest,
                                owner_state=state, next_due=next_fire, now=now, problem=problem,
                                owner_detail=detail,
@@ -196,6 +202,8 @@ def issue_health(ws: Any, issue: Any, *, now: datetime) -> dict:
     if cursor:
         entry["cursor"] = {k: cursor[k] for k in ("lastFire", "lastTaskId", "missed", "skippedThrough",
                                                   "firstSeenAt") if k in cursor}
+    if found is not None:
+        entry["login"] = found.to_dict()
     if blocker is not None and health["state"] == "blocked":
         entry["blocker"] = blocker.to_dict()
     elif problem and health["state"] == "blocked":
