@@ -273,9 +273,8 @@ def _check_schedule(report: Report, now, env: Mapping[str, str] | None = None, t
             hint = f" ({blocker['hint']})" if blocker.get("hint") else ""
             report.add("runtime", "attention", f"{name}: cannot run here: {blocker['detail']}{hint}", name)
         elif state in ("failed", "interrupted"):
-            task = entry.get("latestTaskId")
-            report.add("schedule", "attention", f"{name}: last run {task} {state}: "
-                       f"{logins.failed_run_text(entry)}; retry with 'alice-schedule retry-now {name}'", name)
+            report.add("schedule", "attention", f"{name}: last run {state}: {logins.failed_run_text(entry)}; "
+                       f"retry with 'alice-schedule retry-now {name}'", name)
         elif state == "blocked":
             report.add("schedule", "attention", f"{name}: blocked: {entry['message']}", name)
         else:

@@ -188,8 +188,13 @@ def test_a_failed_run_says_why_in_every_view(cli, workspace, engines):
     assert "not_logged_in" in listed.stdout and "why: Not logged in" in listed.stdout, listed.stdout
     runs = cli("alice-schedule", "runs", "--json").json()
     assert runs["runs"][0]["reason"] == "not_logged_in" and schema_errors("schedule-runs", runs) == []
+    # Health: pi has no login here (no key variable, no ~/.pi/agent/auth.json): blocked, saying so.
     health = cli("alice-schedule", "health", env={"ALICE_NOW": T0, "PATH": engines.path_env()}).stdout
-    assert "why: Not logged in" in health and "next: run `pi`" in health, health
+    assert "blocked: agent 'pi' is not logged in" in health and "next: run `pi` and type `/login`" in health, health
+    # With a login the failed run speaks for itself.
+    health = cli("alice-schedule", "health", env={"ALICE_NOW": T0, "PATH": engines.path_env(),
+                                                  "GEMINI_API_KEY": "x"}).stdout
+    assert "why: Not logged in: No API key found" in health and "stderr (last lines):" in health, health
 
 
 def test_missing_engine_blocks_the_scan_and_is_a_launch_error_at_spawn(cli, workspace, engines, tmp_path,
