@@ -64,12 +64,17 @@ def _why(entry: dict) -> list[str]:
     end of the run's stderr and its logs."""
     name = f"{entry['workspaceId']}/{entry['issueId']}"
     blocker = entry.get("blocker")
+    failure = entry.get("failure")
     if entry["state"] == "blocked" and blocker:
         lines = [f"{name}: blocked: {blocker['detail']}"]
         if blocker.get("hint"):
             lines.append(f"  next: {blocker['hint']}")
+        if failure and entry.get("latestTaskId"):
+            from .schedule_runs import why_lines  # lazy: only a failed issue's lines need it
+
+            lines.append(f"  last run {entry['latestTaskId']} {entry.get('latestStatus')}:")
+            lines.extend(why_lines(failure, entry["latestTaskId"], indent="    "))
         return lines
-    failure = entry.get("failure")
     if entry["state"] not in ("failed", "interrupted") or not failure or not entry.get("latestTaskId"):
         return []
     from .schedule_runs import why_lines  # lazy: only a failed issue's lines need it

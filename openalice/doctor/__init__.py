@@ -271,7 +271,8 @@ def _check_schedule(report: Report, now, env: Mapping[str, str] | None = None, t
             report.add("schedule", "ok", f"{name}: ready ({probed.agent} is logged in: {probed.how})", name)
         elif blocker and blocker["reason"] in _RUNTIME_REASONS:
             hint = f" ({blocker['hint']})" if blocker.get("hint") else ""
-            report.add("runtime", "attention", f"{name}: cannot run here: {blocker['detail']}{hint}", name)
+            last = f"; last run: {logins.failed_run_text(entry)}" if entry.get("failure") else ""
+            report.add("runtime", "attention", f"{name}: cannot run here: {blocker['detail']}{hint}{last}", name)
         elif state in ("failed", "interrupted"):
             report.add("schedule", "attention", f"{name}: last run {state}: {logins.failed_run_text(entry)}; "
                        f"retry with 'alice-schedule retry-now {name}'", name)

@@ -198,9 +198,13 @@ def native_login(ws: Any, issue: Any, *, environ: Mapping[str, str] | None = Non
     return login.evidence(agent, os.environ if environ is None else environ)
 
 
-def login_blocker(found) -> Blocker | None:
-    """A ``not_logged_in`` blocker from :func:`native_login`'s answer."""
+def login_blocker(found, *, workspace: str | None = None, issue: str | None = None) -> Blocker | None:
+    """A ``not_logged_in`` blocker from :func:`native_login`'s answer (its
+    hint names the issue when ``workspace`` and ``issue`` are given)."""
     if found is None or found.state != "logged_out":
         return None
+    hint = found.hint
+    if hint and workspace and issue:
+        hint = hint.replace("alice issue update ISSUE", f"alice issue update {issue} --workspace {workspace}")
     return Blocker("not_logged_in", f"agent {found.agent!r} is not logged in ({found.how}) and the issue "
-                                    "names no credential", "credential", found.hint)
+                                    "names no credential", "credential", hint)

@@ -183,7 +183,7 @@ def issue_health(ws: Any, issue: Any, *, now: datetime) -> dict:
             found = native_login(ws, issue)
             # A login the cheap check cannot see is proven by a run that succeeded.
             if (latest or {}).get("status") != "done":
-                blocker = login_blocker(found)
+                blocker = login_blocker(found, workspace=ws.id, issue=issue.id)
     health = automation_health(status=getattr(issue, "status", None), latest=latest,
                                owner_state=state, next_due=next_fire, now=now, problem=problem,
                                owner_detail=detail,
