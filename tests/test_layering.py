@@ -31,7 +31,7 @@ ALLOWED = {
     "adapters": set(),
     "agents": {"adapters", "credentials", "models"},
     "credentials": {"models"},
-    "doctor": {"agents", "credentials", "harness", "preferences", "schedule", "sessions", "workspaces"},
+    "doctor": {"agents", "credentials", "harness", "preferences", "runs", "schedule", "sessions", "workspaces"},
     "gateway": {"inbox", "issues", "journal", "runs", "workspaces"},
     "harness": {"agents", "journal", "managed", "runs", "workspaces"},
     "inbox": {"journal", "runs", "workspaces"},

@@ -14,7 +14,10 @@ def register(sub, common) -> None:
                  help="check the set-up; exit 0 when all is well, 3 when something needs attention",
                  description="Reports one line per finding: homes and their permissions, registered "
                              "workspaces and their settings, which agent CLIs are on PATH (and their "
-                             "versions), credentials (names only), adapter health, the automation "
+                             "versions; none at all needs attention), whether each agent a scheduled "
+                             "issue runs on native auth is logged in (its own status command, bounded "
+                             "by --timeout; no token is read), credentials (names only), adapter health, "
+                             "the automation "
                              "health of every scheduled issue (failed, interrupted and blocked ones "
                              "need attention, and so does one whose agent is not installed or whose "
                              "credential is missing), and whether the scan timer is installed and "
@@ -23,7 +26,7 @@ def register(sub, common) -> None:
                              "It changes nothing. ALICE_NOW sets the clock.",
                  examples="  alice doctor\n  alice doctor --json")
     p.add_argument("--timeout", type=float, default=5.0,
-                   help="seconds to wait for each '<agent> --version' (default 5)")
+                   help="seconds to wait for each '<agent> --version' and login status (default 5)")
 
 
 _MARKS = {"ok": "ok", "info": "--", "attention": "!!"}

@@ -29,9 +29,15 @@ def register(sub, common) -> None:
     p.add_argument("--vendor", help="look only at this vendor")
 
     p = add_verb(verbs, "refresh", cmd_refresh, common=common,
-                 help="fetch a credential's model list into the discovery cache",
-                 examples="  alice models refresh openrouter-1\n  alice models refresh ds-1 --force --json")
-    p.add_argument("credential", metavar="SLUG")
+                 help="fetch a credential's (or a native login's) model list into the discovery cache",
+                 description="With SLUG: the credential's endpoint lists its models (the key is sent "
+                             "to that endpoint only). With --native AGENT: the agent CLI lists the "
+                             "models of its own login (opencode, pi); no token is read and no vault "
+                             "record is made. claude and codex cannot list theirs (exit 3).",
+                 examples="  alice models refresh openrouter-1\n  alice models refresh ds-1 --force --json\n"
+                          "  alice models refresh --native opencode")
+    p.add_argument("credential", metavar="SLUG", nargs="?")
+    p.add_argument("--native", metavar="AGENT", help="list the models of AGENT's native login instead")
     p.add_argument("--force", action="store_true", help="ignore the 24 h freshness")
     p.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for the endpoint (default 10)")
 
@@ -117,6 +123,12 @@ def cmd_refresh(args: argparse.Namespace, ctx: Context) -> int:
     # lazy: a verb's domain modules load only when that verb runs
     from openalice.credentials import catalog
 
+    if (args.credential is None) == (args.native is None):
+        from openalice.core.errors import UsageError  # lazy: verb handler
+
+        raise UsageError("name a credential SLUG or --native AGENT (one of them)", code="usage")
+    if args.native is not None:
+        return _refresh_native(args, ctx, catalog)
     result = catalog.refresh(args.credential, now=ctx.now(), force=args.force,
                              fetcher=partial(catalog.http_fetcher, timeout=args.timeout))
     data = {"credential": args.credential, "status": result["status"], "count": len(result["models"]),
@@ -133,4 +145,26 @@ def cmd_refresh(args: argparse.Namespace, ctx: Context) -> int:
         ctx.failing("refresh_failed", f"could not list the models of {args.credential}: "
                                       f"{result.get('error') or 'the endpoint failed'}")
         return 3
+    return 0
+
+
+def _refresh_native(args: argparse.Namespace, ctx: Context, catalog) -> int:
+    import os  # lazy: verb handler
+
+    from openalice import agents  # lazy: verb handler
+    from openalice.agents import native_models  # lazy: verb handler
+
+    agents.get_adapter(args.native)  # an unknown agent is refused (exit 2)
+    timeout = max(args.timeout, 30.0)  # a Node CLI's listing takes seconds
+    result = catalog.refresh_native(args.native, now=ctx.now(), lister=lambda: native_models.list_models(
+        args.native, os.environ, timeout=timeout))
+    data = {"agent": args.native, "source": "native", "status": result["status"],
+            "count": len(result["models"]), "fetchedAt": result["fetchedAt"],
+            "models": [m["id"] for m in result["models"]]}
+
+    def human(d: dict) -> str:
+        return f"{d['agent']} (native login): {d['status']}, {d['count']} models\n" + "\n".join(
+            f"  {m}" for m in d["models"][:50]) + ("\n  ..." if d["count"] > 50 else "")
+
+    ctx.emit(data, human)
     return 0

@@ -48,6 +48,8 @@ def cmd_health(args, ctx: Context) -> int:
             rows = [[f"{e['workspaceId']}/{e['issueId']}", state(e["state"]), e.get("nextDue") or "-",
                      e["message"]] for e in d["issues"]]
             lines.append(table(rows, ["ISSUE", "STATE", "NEXT", "MESSAGE"]))
+            for e in d["issues"]:
+                lines.extend(_why(e))
         else:
             lines.append("no scheduled issues")
         for bad in d["invalid"]:
@@ -57,6 +59,29 @@ def cmd_health(args, ctx: Context) -> int:
 
     ctx.emit(report, human)
     return 0
+
+
+def _why(entry: dict) -> list[str]:
+    """Under the table, for a failed or blocked issue: why, the next step, the
+    end of the run's stderr and its logs."""
+    name = f"{entry['workspaceId']}/{entry['issueId']}"
+    blocker = entry.get("blocker")
+    failure = entry.get("failure")
+    if entry["state"] == "blocked" and blocker:
+        lines = [f"{name}: blocked: {blocker['detail']}"]
+        if blocker.get("hint"):
+            lines.append(f"  next: {blocker['hint']}")
+        if failure and entry.get("latestTaskId"):
+            from .schedule_runs import why_lines  # lazy: only a failed issue's lines need it
+
+            lines.append(f"  last run {entry['latestTaskId']} {entry.get('latestStatus')}:")
+            lines.extend(why_lines(failure, entry["latestTaskId"], indent="    "))
+        return lines
+    if entry["state"] not in ("failed", "interrupted") or not failure or not entry.get("latestTaskId"):
+        return []
+    from .schedule_runs import why_lines  # lazy: only a failed issue's lines need it
+
+    return [f"{name}: last run {entry['latestTaskId']} {entry['state']}"] + why_lines(failure, entry["latestTaskId"])
 
 
 def cmd_next(args, ctx: Context) -> int:

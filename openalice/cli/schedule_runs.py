@@ -94,7 +94,30 @@ def summary(record: dict) -> dict:
     failure = classify_failure(record)
     if failure:
         out["failure"] = failure
+        if failure.get("reason") and "reason" not in out:  # a record from before reasons: derived
+            out["reason"] = failure["reason"]
+            if failure.get("detail"):
+                out["detail"] = failure["detail"]
     return out
+
+
+def why_lines(failure: dict | None, task_id: str, *, indent: str = "  ", stderr: bool = True) -> list[str]:
+    """A failed run in words: why, the next step, the end of its stderr, its logs."""
+    if not failure:
+        return []
+    from openalice.runs import results  # lazy: verb handler
+
+    lines = [f"{indent}why: {failure['message']}"]
+    if failure.get("next"):
+        lines.append(f"{indent}next: {failure['next']}")
+    if stderr:
+        tail = results.stderr_lines(task_id)
+        if tail:
+            lines.append(f"{indent}stderr (last lines):")
+            lines.extend(f"{indent}  {line}" for line in tail)
+    logs = results.log_paths(task_id)
+    lines.append(f"{indent}logs: {logs['stdout']}, {logs['stderr']}")
+    return lines
 
 
 def cmd_runs(args, ctx: Context) -> int:
@@ -140,13 +163,18 @@ def cmd_runs(args, ctx: Context) -> int:
         rows = []
         for r in d["runs"]:
             trigger = r.get("trigger") or {}
+            failure = r.get("failure") or {}
             rows.append([r["taskId"], state(r.get("status", "?")),
                          f"{r.get('workspaceId')}/{r.get('issueId') or '-'}",
                          trigger.get("fire", "-"), r.get("createdAt", "-"),
-                         paint((r.get("failure") or {}).get("kind", ""), "red")])
+                         paint(failure.get("reason") or failure.get("kind", ""), "red")])
         text = table(rows, ["TASK", "STATUS", "ISSUE", "FIRE", "CREATED", "FAILURE"])
         if d["hasMore"]:
             text += f"\nmore: --before {d['nextBefore']}"
+        failed = next((r for r in d["runs"] if r.get("failure")), None)
+        if failed is not None:  # the newest failure, in words (the others: `alice-schedule run ID`)
+            text += f"\n\nlatest failure, {failed['taskId']}:\n" + "\n".join(
+                why_lines(failed["failure"], failed["taskId"]))
         return text
 
     ctx.emit(data, human)
@@ -166,6 +194,8 @@ def cmd_run(args, ctx: Context) -> int:
     structured, problem = results.read_structured(args.task_id)
     data = {"task": summary(record), "prompt": record.get("prompt"), "structured": structured,
             "logs": results.log_paths(args.task_id)}
+    if data["task"].get("failure"):
+        data["stderrTail"] = results.stderr_lines(args.task_id)
     if problem:
         data["structuredError"] = problem
 
@@ -176,11 +206,12 @@ def cmd_run(args, ctx: Context) -> int:
         lines = [f"{t['taskId']}  {state(str(t.get('status')))}  "
                  f"{t.get('workspaceId')}/{t.get('issueId') or '-'}"]
         for key in ("createdAt", "startedAt", "finishedAt", "agent", "model", "resumeId", "exitCode",
-                    "retryOfTaskId", "interruptionReason", "error"):
+                    "retryOfTaskId", "interruptionReason", "error", "reason"):
             if t.get(key) is not None:
                 lines.append(f"  {key}: {t[key]}")
         if t.get("failure"):
-            lines.append(f"  failure: {t['failure']['kind']}: {t['failure']['message']}")
+            lines.append(f"  failure: {t['failure']['kind']}")
+            lines.extend(why_lines(t["failure"], t["taskId"]))
         if d["structured"] and d["structured"].get("assistantText"):
             lines.append("")
             lines.append(d["structured"]["assistantText"])

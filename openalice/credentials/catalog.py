@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # annotations only (typing costs start-up time)
     from typing import Any
 
 __all__ = ["TTL", "RETRY_AFTER", "cache_path", "read_cache", "cached_models", "refresh",
-           "http_fetcher", "Fetcher"]
+           "http_fetcher", "Fetcher", "native_cache_path", "refresh_native"]
 
 TTL = timedelta(hours=24)
 RETRY_AFTER = timedelta(seconds=60)
@@ -155,6 +155,24 @@ def refresh(slug: str, *, now: datetime, fetcher: Fetcher | None = None, force: 
         new_doc["models"] = models
         fs.atomic_write_json(path, new_doc, mode=0o600)
         return {"status": "refreshed", "models": models, "fetchedAt": new_doc["fetchedAt"]}
+
+
+def native_cache_path(agent: str) -> Path:
+    """``data/model-catalog/native/<agent>.json``: what an agent CLI listed under its own login."""
+    return paths.data_dir() / "model-catalog" / "native" / f"{paths.safe_name(agent)}.json"
+
+
+def refresh_native(agent: str, *, now: datetime, lister: Callable[[], list]) -> dict:
+    """Cache the ids ``lister()`` (the CLI's own listing) returns, for ``agent``
+    on native auth: ``{status: refreshed, models, fetchedAt}``.  No vault
+    record is read or made; a failing lister raises and leaves the cache as it was."""
+    models = _clean_models(lister())
+    doc = {"version": VERSION, "identity": {"agent": agent, "source": "native"},
+           "fetchedAt": clock.to_iso(now), "lastAttemptAt": clock.to_iso(now), "models": models}
+    path = native_cache_path(agent)
+    with fs.locked_file(path):
+        fs.atomic_write_json(path, doc, mode=0o600)
+    return {"status": "refreshed", "models": models, "fetchedAt": doc["fetchedAt"]}
 
 
 def http_fetcher(base_url: str, wire: str, api_key: str, *, timeout: float = 10.0) -> list[dict]:

@@ -24,6 +24,8 @@ from openalice.core.records import field, record_class
 from openalice.schedule import fastpath, timers
 from openalice.schedule.health import health_report
 
+from . import logins
+
 __all__ = ["Finding", "Report", "run_checks", "PINNED_VERSIONS"]
 
 # The agent CLI versions the adapters' argv was checked against (docs/runtime.md).
@@ -99,7 +101,7 @@ def _check_homes(report: Report) -> None:
 def _check_vault(report: Report) -> None:
     vault = credentials.vault_dir()
     if not vault.exists():
-        report.add("credentials", "info", "no credentials (agents use their native login)")
+        report.add("credentials", "info", "no credentials (runs use each agent's native login: see 'login')")
         return
     _check_private(report, "credentials", vault, 0o700, "vault directory")
     _check_private(report, "credentials", credentials.records_path(), 0o600, "vault file")
@@ -114,7 +116,7 @@ def _check_vault(report: Report) -> None:
         report.add("credentials", "attention", f"vault unreadable: {err}")
         return
     if not records:
-        report.add("credentials", "info", "no credentials (agents use their native login)")
+        report.add("credentials", "info", "no credentials (runs use each agent's native login: see 'login')")
     for rec in records:
         if credentials.has_secret(rec["slug"]):
             report.add("credentials", "ok", f"{rec['slug']} ({rec['vendor']}, {rec['authType']}): key stored",
@@ -163,6 +165,9 @@ def _check_agents(report: Report, env: Mapping[str, str], timeout: float) -> dic
                 note = f" (adapters were checked against {pinned})"
             report.add("agents", "ok", f"{name}: {version or 'unknown version'} at {path}{note}", name)
         report.agents.append(entry)
+    if not any(present.values()):
+        report.add("agents", "attention", "no agent CLI found on PATH (" + ", ".join(present) + "): no "
+                   "scheduled run can start; install one (docs/real-agents.md lists the pinned versions)")
     return present
 
 
@@ -238,10 +243,10 @@ def _check_adapters(report: Report, env: Mapping[str, str], timeout: float) -> N
 
 
 _RUNTIME_REASONS = ("unknown_agent", "not_headless", "runtime_invalid", "credential_missing",
-                    "agent_not_installed")
+                    "agent_not_installed", "not_logged_in")
 
 
-def _check_schedule(report: Report, now) -> int:
+def _check_schedule(report: Report, now, env: Mapping[str, str] | None = None, timeout: float = 5.0) -> int:
     """Automation health of every scheduled issue (``alice-schedule health``):
     failed, interrupted and blocked issues need attention; an issue whose run
     cannot start here (agent not installed, credential missing, ...) is a
@@ -252,6 +257,8 @@ def _check_schedule(report: Report, now) -> int:
         report.add("schedule", "attention", f"cannot read schedule health: {err}")
         return 0
     live = 0
+    found = logins.probe_logins(data["issues"], os.environ if env is None else env, timeout)
+    logins.report_logins(report, found, data["issues"])
     for entry in data["issues"]:
         name = f"{entry['workspaceId']}/{entry['issueId']}"
         state = entry["state"]
@@ -259,14 +266,16 @@ def _check_schedule(report: Report, now) -> int:
             continue
         live += 1
         blocker = entry.get("blocker")
-        if blocker and blocker["reason"] in _RUNTIME_REASONS:
+        probed = found.get((entry.get("login") or {}).get("agent"))
+        if blocker and blocker["reason"] == "not_logged_in" and probed and probed.state == "logged_in":
+            report.add("schedule", "ok", f"{name}: ready ({probed.agent} is logged in: {probed.how})", name)
+        elif blocker and blocker["reason"] in _RUNTIME_REASONS:
             hint = f" ({blocker['hint']})" if blocker.get("hint") else ""
-            report.add("runtime", "attention", f"{name}: cannot run here: {blocker['detail']}{hint}", name)
+            last = f"; last run: {logins.failed_run_text(entry)}" if entry.get("failure") else ""
+            report.add("runtime", "attention", f"{name}: cannot run here: {blocker['detail']}{hint}{last}", name)
         elif state in ("failed", "interrupted"):
-            task = entry.get("latestTaskId")
-            report.add("schedule", "attention",
-                       f"{name}: last run {state}: {entry['message']} (see 'alice-schedule run {task}'; "
-                       f"retry with 'alice-schedule retry-now {name}')", name)
+            report.add("schedule", "attention", f"{name}: last run {state}: {logins.failed_run_text(entry)}; "
+                       f"retry with 'alice-schedule retry-now {name}'", name)
         elif state == "blocked":
             report.add("schedule", "attention", f"{name}: blocked: {entry['message']}", name)
         else:
@@ -362,6 +371,6 @@ def run_checks(*, env: Mapping[str, str] | None = None, version_timeout: float =
     _check_workspaces(report, present)
     _check_harness(report, now)
     _check_adapters(report, env, version_timeout)
-    live = _check_schedule(report, now)
+    live = _check_schedule(report, now, env, version_timeout)
     _check_timers(report, env, now, live)
     return report

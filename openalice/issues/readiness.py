@@ -23,7 +23,8 @@ stored, and the agent's executable must be on the ``PATH`` the run will get
 
 Reasons (the scan's skip reasons): ``owner_invalid``, ``owner_missing``,
 ``owner_unbound``, ``unknown_agent``, ``not_headless``, ``runtime_invalid``,
-``credential_missing``, ``agent_not_installed``.
+``credential_missing``, ``agent_not_installed``.  Health and doctor add
+``not_logged_in`` (:func:`login_blocker`), which the scan never applies.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only (typing costs start-up time)
     from typing import Any
 
-__all__ = ["REASONS", "Blocker", "owner_state", "run_blocker"]
+__all__ = ["REASONS", "Blocker", "owner_state", "run_blocker", "native_login", "login_blocker"]
 
 REASONS = ("owner_invalid", "owner_missing", "owner_unbound", "unknown_agent", "not_headless",
            "runtime_invalid", "credential_missing", "agent_not_installed")
@@ -94,7 +95,7 @@ def owner_state(ws: Any, issue: Any) -> tuple[str, str | None]:
     return "ready", None
 
 
-def _binding(ws: Any, issue: Any) -> tuple[str, dict] | Blocker:
+def _binding(ws: Any, issue: Any) -> tuple[str, dict, str | None] | Blocker:
     """``(agent, credential)`` the run would use, or why there is none."""
     resume_id = _resume_id(issue)
     if resume_id is not None:
@@ -106,7 +107,7 @@ def _binding(ws: Any, issue: Any) -> tuple[str, dict] | Blocker:
         from openalice import sessions  # lazy: the scan's report reads REASONS alone
 
         binding = sessions.load_session(ws, resume_id)
-        return binding.agent, dict(binding.credential or {"source": "native"})
+        return binding.agent, dict(binding.credential or {"source": "native"}), binding.model
     from openalice import sessions  # lazy: the scan's report reads REASONS alone
 
     credential = _field(issue, "credential")
@@ -127,7 +128,7 @@ def _binding(ws: Any, issue: Any) -> tuple[str, dict] | Blocker:
                            "credential", "add it with 'alice credential add', or see "
                                          "'alice credential list'")
         return Blocker("runtime_invalid", exc.message, exc.field or "agent")
-    return resolved["agent"], dict(resolved["credential"])
+    return resolved["agent"], dict(resolved["credential"]), resolved.get("model")
 
 
 def _run_path(environ: Mapping[str, str]) -> str:
@@ -150,7 +151,7 @@ def run_blocker(ws: Any, issue: Any, *, environ: Mapping[str, str] | None = None
     got = _binding(ws, issue)
     if isinstance(got, Blocker):
         return got
-    agent, credential = got
+    agent, credential, _model = got
     field = "assignee" if _resume_id(issue) else "agent"
     try:
         adapter = agents.get_adapter(agent)
@@ -179,3 +180,31 @@ def run_blocker(ws: Any, issue: Any, *, environ: Mapping[str, str] | None = None
                        "install it, or run 'alice doctor' to see which agents are found; a timer "
                        "uses the PATH it was installed with")
     return None
+
+
+def native_login(ws: Any, issue: Any, *, environ: Mapping[str, str] | None = None):
+    """The agent's native login (:func:`openalice.agents.login.evidence`, the
+    cheap answer) when ``issue`` runs on native auth, else None.  Never part
+    of :func:`run_blocker`: the scan does not refuse a run for a login (a
+    login the check cannot see must still run); health and doctor warn."""
+    from openalice.agents import login  # lazy: only native-auth issues ask
+
+    got = _binding(ws, issue)
+    if isinstance(got, Blocker):
+        return None
+    agent, credential, model = got
+    if credential.get("source", "native") != "native" or not login.needs_login(agent, model):
+        return None
+    return login.evidence(agent, os.environ if environ is None else environ)
+
+
+def login_blocker(found, *, workspace: str | None = None, issue: str | None = None) -> Blocker | None:
+    """A ``not_logged_in`` blocker from :func:`native_login`'s answer (its
+    hint names the issue when ``workspace`` and ``issue`` are given)."""
+    if found is None or found.state != "logged_out":
+        return None
+    hint = found.hint
+    if hint and workspace and issue:
+        hint = hint.replace("alice issue update ISSUE", f"alice issue update {issue} --workspace {workspace}")
+    return Blocker("not_logged_in", f"agent {found.agent!r} is not logged in ({found.how}) and the issue "
+                                    "names no credential", "credential", hint)

@@ -21,7 +21,7 @@ from openalice.core.errors import AliceError, Busy
 from . import tasks
 
 __all__ = ["STDOUT_LOG", "STDERR_LOG", "STRUCTURED", "SUPERVISOR_LOG", "ENGINE_DIR",
-           "log_paths", "read_structured", "wait_until_ended"]
+           "log_paths", "read_structured", "read_tail", "stderr_lines", "wait_until_ended"]
 
 STDOUT_LOG = "stdout.log"
 STDERR_LOG = "stderr.log"
@@ -35,6 +35,29 @@ def log_paths(task_id: str) -> dict[str, str]:
     directory = tasks.task_dir(task_id)
     return {"stdout": str(directory / STDOUT_LOG), "stderr": str(directory / STDERR_LOG),
             "structured": str(directory / STRUCTURED)}
+
+
+def read_tail(path, limit: int) -> str:
+    """The last ``limit`` bytes of a log (decoded with replacement; "" if absent)."""
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(0, 2)
+            size = fh.tell()
+            fh.seek(max(0, size - limit))
+            data = fh.read(limit)
+    except OSError:
+        return ""
+    return data.decode("utf-8", "replace")
+
+
+def stderr_lines(task_id: str, count: int = 3) -> list[str]:
+    """The last ``count`` non-blank lines of a run's stderr.log, redacted and
+    cut short (they are shown in the run views)."""
+    from openalice.core import redact  # lazy: only a failed run's view shows them
+
+    text = read_tail(tasks.task_dir(task_id) / STDERR_LOG, 4096)
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return [redact.summarize(line, limit=160) for line in lines[-count:]]
 
 
 def read_structured(task_id: str) -> tuple[dict | None, str | None]:

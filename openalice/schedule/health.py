@@ -55,7 +55,35 @@ def _limit_text(ms: int) -> str:
 
 
 def classify_failure(record: dict | None) -> dict | None:
-    """``{kind, message, retryable}`` for a finished unsuccessful run, or None."""
+    """``{kind, message, retryable, reason?, detail?, next?}`` for a finished
+    unsuccessful run, or None.  ``reason`` is the run's (or, for an old record,
+    one derived from its fields: :func:`openalice.runs.reasons.from_record`);
+    when it says more than the kind, the message is its words."""
+    failure = _classify(record)
+    if failure is None:
+        return None
+    from openalice.runs import reasons  # lazy: only a failed run needs the words
+
+    code, detail = reasons.from_record(record)
+    told = reasons.explain(code, record.get("agent") or (record.get("runtimeRequest") or {}).get("agent"),
+                           workspace=record.get("workspaceId"), issue=record.get("issueId"))
+    if told is None:
+        return failure
+    failure["reason"] = code
+    if detail:
+        failure["detail"] = detail
+    failure["next"] = told["next"]
+    if code not in _GENERIC_REASONS:
+        words = told["words"][:1].upper() + told["words"][1:]
+        failure["message"] = f"{words}" + (f": {detail}" if detail else "") + "."
+    return failure
+
+
+# Reasons that say no more than the failure kind's own message.
+_GENERIC_REASONS = ("interrupted", "timeout", "killed", "exit_nonzero", "launch_failed")
+
+
+def _classify(record: dict | None) -> dict | None:
     if not record:
         return None
     status = record.get("status")
@@ -127,7 +155,8 @@ def issue_health(ws: Any, issue: Any, *, now: datetime) -> dict:
     """The health entry of one scheduled issue (reads cursor, runs, owner)."""
     # lazy: the runs listing imports classify_failure, not the report
     from openalice.issues import cursors, due
-    from openalice.issues.readiness import owner_state, run_blocker  # lazy: (as above)
+    from openalice.issues.readiness import (  # lazy: (as above)
+        login_blocker, native_login, owner_state, run_blocker)
 
     schedule = due.parse_schedule(issue.when)
     problem = schedule.problem if schedule else "no schedule"
@@ -147,9 +176,14 @@ def issue_health(ws: Any, issue: Any, *, now: datetime) -> dict:
         problem = f"cursor unreadable: {cursor_error}"
     latest = tasks.latest_task(ws.id, issue.id)
     state, detail = owner_state(ws, issue)
-    blocker = None
+    blocker = found = None
     if not getattr(issue, "is_terminal", False) and (latest or {}).get("status") != "running":
         blocker = run_blocker(ws, issue)
+        if blocker is None:
+            found = native_login(ws, issue)
+            # A login the cheap check cannot see is proven by a run that succeeded.
+            if (latest or {}).get("status") != "done":
+                blocker = login_blocker(found, workspace=ws.id, issue=issue.id)
     health = automation_health(status=getattr(issue, "status", None), latest=latest,
                                owner_state=state, next_due=next_fire, now=now, problem=problem,
                                owner_detail=detail,
@@ -168,6 +202,8 @@ def issue_health(ws: Any, issue: Any, *, now: datetime) -> dict:
     if cursor:
         entry["cursor"] = {k: cursor[k] for k in ("lastFire", "lastTaskId", "missed", "skippedThrough",
                                                   "firstSeenAt") if k in cursor}
+    if found is not None:
+        entry["login"] = found.to_dict()
     if blocker is not None and health["state"] == "blocked":
         entry["blocker"] = blocker.to_dict()
     elif problem and health["state"] == "blocked":

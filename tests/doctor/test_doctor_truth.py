@@ -100,7 +100,8 @@ def test_an_agent_not_on_path_is_attention_not_all_well(cli, workspace, bins, ti
     assert [s["reason"] for s in r.json()["skipped"]] == ["agent_not_installed"]
     doc = doctor(cli, bins["cron_on"])                     # claude is not on this PATH
     assert doc["ok"] is False
-    assert [f["check"] for f in doc["findings"] if f["status"] == "attention"] == ["runtime"]
+    # No agent CLI at all on this PATH: that alone needs attention (issue 22), and the issue cannot run.
+    assert [f["check"] for f in doc["findings"] if f["status"] == "attention"] == ["agents", "runtime"]
     [message] = findings(doc, "runtime", "attention")
     assert message.startswith("test-ws/job: cannot run here: agent 'claude': 'claude' is not on PATH")
 
@@ -121,9 +122,10 @@ def test_every_failing_run_is_attention(cli, workspace, bins, tight):
     [run] = tasks.list_tasks(limit=5)
     tasks.update_task(run["taskId"], {"status": "failed", "exitCode": 1, "processStarted": True})
     admission.release(run["taskId"])
-    doc = doctor(cli, bins["agents"], bins["cron_on"])
+    doc = doctor(cli, bins["agents"], bins["cron_on"], ANTHROPIC_API_KEY="sk-ant-x")  # a native login
     [message] = findings(doc, "schedule", "attention")
     assert "test-ws/job: last run failed: The agent exited with code 1." in message
+    assert f"logs: {tasks.task_dir(run['taskId']) / 'stderr.log'}" in message
     assert f"alice-schedule run {run['taskId']}" in message and doc["ok"] is False
 
 
@@ -131,7 +133,7 @@ def test_a_schedule_that_never_fires_is_attention(cli, workspace, bins, tight):
     (workspace / ".alice" / "issues" / "odd.md").write_text(
         "---\ntitle: Odd\nwhen: {kind: every, every: soon}\nagent: claude\n---\n\nGo.\n")
     scan(cli, bins)
-    doc = doctor(cli, bins["agents"], bins["cron_on"])
+    doc = doctor(cli, bins["agents"], bins["cron_on"], ANTHROPIC_API_KEY="sk-ant-x")
     [message] = findings(doc, "schedule", "attention")
     assert message.startswith("test-ws/odd: blocked: ") and "every" in message
 
@@ -195,3 +197,54 @@ def test_adapter_down_is_attention_healthy_is_ok(cli, bins, tight, tmp_path):
     assert findings(doc, "adapters", "ok") == ["good: healthy"]
     [down] = findings(doc, "adapters", "attention")
     assert down.startswith("down: down") and "sk-LEAKED" not in down
+
+
+# -- native logins (issue 22) ------------------------------------------------------------------------------
+
+def claude_standin(directory: Path, logged_in: bool) -> Path:
+    """A claude that answers --version and `auth status --json` (as 2.1.197 does)."""
+    directory.mkdir(exist_ok=True)
+    status = ("echo '{\"loggedIn\": true, \"authMethod\": \"claude.ai\"}'" if logged_in else
+              "echo '{\"loggedIn\": false, \"authMethod\": \"none\"}'; exit 1")
+    (directory / "claude").write_text(f"#!/bin/sh\ncase \"$1\" in\n  --version) echo '2.1.197 (Claude Code)';;\n"
+                                      f"  auth) {status};;\nesac\n")
+    (directory / "claude").chmod(0o755)
+    return directory
+
+
+def test_no_agent_cli_at_all_needs_attention(cli, bins, tight):
+    doc = doctor(cli, bins["cron_on"])
+    assert doc["ok"] is False
+    [message] = findings(doc, "agents", "attention")
+    assert message.startswith("no agent CLI found on PATH (claude, codex, opencode, pi)")
+    assert findings(doctor(cli, bins["agents"], bins["cron_on"]), "agents", "attention") == []  # one is enough
+
+
+def test_a_native_agent_without_a_login_is_attention_and_health_says_blocked(cli, workspace, bins, tight, tmp_path):
+    create(cli, workspace, "--agent", "claude")
+    standin = claude_standin(tmp_path / "claude-out", logged_in=False)
+    doc = doctor(cli, standin, bins["cron_on"])
+    [login_finding] = findings(doc, "login", "attention")
+    assert login_finding.startswith("claude: not logged in (`claude auth status --json`: loggedIn false)")
+    assert "run `claude auth login`" in login_finding and "alice credential add" in login_finding
+    [runtime] = findings(doc, "runtime", "attention")
+    assert "test-ws/job: cannot run here: agent 'claude' is not logged in" in runtime
+    path = os.pathsep.join([str(standin), "/usr/bin", "/bin"])
+    health = cli("alice-schedule", "health", "--json", env={"PATH": path, "ALICE_NOW": T0}).json()
+    [entry] = health["issues"]
+    assert entry["state"] == "blocked" and entry["blocker"]["reason"] == "not_logged_in", entry
+    assert entry["login"]["state"] == "logged_out"
+    assert Validator(resources.schema("schedule-health")).errors(health) == []
+    # A key variable the run will inherit is a login: health and doctor agree it is ready.
+    health = cli("alice-schedule", "health", "--json",
+                 env={"PATH": path, "ALICE_NOW": T0, "ANTHROPIC_API_KEY": "sk-ant-x"}).json()
+    assert health["issues"][0]["state"] != "blocked" and health["issues"][0]["login"]["state"] == "logged_in"
+
+
+def test_a_logged_in_native_agent_is_ok(cli, workspace, bins, tight, tmp_path):
+    create(cli, workspace, "--agent", "claude")
+    doc = doctor(cli, claude_standin(tmp_path / "claude-in", logged_in=True), bins["cron_on"])
+    [login_finding] = findings(doc, "login", "ok")
+    assert login_finding.startswith("claude: logged in natively: `claude auth status --json`: logged in")
+    assert findings(doc, "runtime") == [] and findings(doc, "schedule", "ok") == [
+        "test-ws/job: ready (claude is logged in: `claude auth status --json`: logged in (claude.ai))"]

@@ -156,6 +156,38 @@ def test_a_failed_at_issue_stays_open(cli, workspace, engines):
     assert (shown.get("issue") or shown)["status"] == "todo"
 
 
+def test_a_failed_run_says_why_in_every_view(cli, workspace, engines):
+    """A not-logged-in pi (its recorded stream and stderr replayed): run, runs and
+    health say why in words, with the next step, the end of stderr and the logs."""
+    engines.behave("failure", name="pi-nologin", exitCode=1)
+    create_issue(cli, workspace, "--every", "1m", "--agent", "pi")
+    [fired] = scan(cli, engines, T0)
+    run = wait_run(cli, fired["taskId"])
+    task = run["task"]
+    assert task["status"] == "failed" and task["reason"] == "not_logged_in", task
+    assert "No API key found" in task["detail"]
+    assert task["failure"]["reason"] == "not_logged_in" and "`pi`" in task["failure"]["next"]
+    assert run["stderrTail"] and "docs/models.md" in run["stderrTail"][-1]
+    for name, doc in (("schedule-run", run), ("task-record", tasks_record(task["taskId"]))):
+        assert schema_errors(name, doc) == [], name
+
+    shown = cli("alice-schedule", "run", task["taskId"], env={"ALICE_NOW": T0}).stdout
+    assert "why: Not logged in: No API key found for anthropic." in shown, shown
+    assert "next: run `pi` and type `/login`" in shown and "alice credential add" in shown
+    assert "stderr (last lines):" in shown and "logs: " in shown and "stderr.log" in shown
+    listed = cli("alice-schedule", "runs", env={"ALICE_NOW": T0})
+    assert "not_logged_in" in listed.stdout and "why: Not logged in" in listed.stdout, listed.stdout
+    runs = cli("alice-schedule", "runs", "--json").json()
+    assert runs["runs"][0]["reason"] == "not_logged_in" and schema_errors("schedule-runs", runs) == []
+    # Health: pi has no login here (no key variable, no ~/.pi/agent/auth.json): blocked, saying so.
+    health = cli("alice-schedule", "health", env={"ALICE_NOW": T0, "PATH": engines.path_env()}).stdout
+    assert "blocked: agent 'pi' is not logged in" in health and "next: run `pi` and type `/login`" in health, health
+    # With a login the failed run speaks for itself.
+    health = cli("alice-schedule", "health", env={"ALICE_NOW": T0, "PATH": engines.path_env(),
+                                                  "GEMINI_API_KEY": "x"}).stdout
+    assert "why: Not logged in: No API key found" in health and "stderr (last lines):" in health, health
+
+
 def test_missing_engine_blocks_the_scan_and_is_a_launch_error_at_spawn(cli, workspace, engines, tmp_path,
                                                                       monkeypatch):
     # A PATH with only a python3 (the tools' launchers need one) and no engine.

@@ -354,7 +354,13 @@ def test_run_wait_returns_when_the_run_ends(sch):
 # -- health, next ------------------------------------------------------------------
 
 def test_health_reports_every_scheduled_issue(sch, workspace):
+    from openalice.agents import login
     from openalice.runs import admission, tasks
+
+    # The default agent is logged in natively (its login file exists): else health says blocked.
+    for marker in login._markers("claude", os.environ):
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.touch()
 
     create(sch, "Poll", "--every", "30m")
     write(workspace, "soon", "title: Soon\nwhen: {kind: every, every: soon}")

@@ -38,7 +38,7 @@ import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
-__all__ = ["FakeModelServer", "reply_text", "error_message", "API_PATHS", "ERROR_TRIGGER", "TOOL_TRIGGER"]
+__all__ = ["FakeModelServer", "reply_text", "error_message", "error_body", "API_PATHS", "ERROR_TRIGGER", "TOOL_TRIGGER"]
 
 ERROR_TRIGGER = "FAKE_HTTP_ERROR:"
 TOOL_TRIGGER = "FAKE_TOOL:"
@@ -61,6 +61,43 @@ def error_message(status: int) -> str:
     return f"fake API error (HTTP {status})"
 
 
+# The vendors' error types for the statuses the failure recordings use (401
+# bad key, 403, 404 unknown model, 429 rate limit), so a CLI reacts as it
+# would to the real service; any other status is a plain invalid request.
+_ANTHROPIC_TYPES = {401: "authentication_error", 403: "permission_error", 404: "not_found_error",
+                    429: "rate_limit_error"}
+_OPENAI_TYPES = {401: ("invalid_request_error", "invalid_api_key"),
+                 403: ("invalid_request_error", "unsupported_country_region_territory"),
+                 404: ("invalid_request_error", "model_not_found"),
+                 429: ("requests", "rate_limit_exceeded")}
+
+
+# The vendors' own wording for those statuses (what a CLI shows its user).
+_ANTHROPIC_MESSAGES = {401: "invalid x-api-key", 403: "Request not allowed", 404: "model: {model}",
+                       429: "Number of requests has exceeded your rate limit"}
+_OPENAI_MESSAGES = {401: "Incorrect API key provided. You can find your API key at "
+                         "https://platform.openai.com/account/api-keys.",
+                    403: "Country, region, or territory not supported",
+                    404: "The model `{model}` does not exist or you do not have access to it.",
+                    429: "Rate limit reached for requests"}
+
+
+def vendor_error_message(api: str, status: int, model: object) -> str:
+    """What the vendor says for ``status`` (401, 403, 404, 429), else :func:`error_message`."""
+    table = _ANTHROPIC_MESSAGES if api == "anthropic-messages" else _OPENAI_MESSAGES
+    text = table.get(status)
+    return error_message(status) if text is None else text.format(model=model)
+
+
+def error_body(api: str, status: int, message: str) -> dict:
+    """The JSON body of an HTTP error reply, in the vendor's shape."""
+    if api == "anthropic-messages":
+        kind = _ANTHROPIC_TYPES.get(status, "invalid_request_error" if status < 500 else "api_error")
+        return {"type": "error", "error": {"type": kind, "message": message}}
+    kind, code = _OPENAI_TYPES.get(status, ("invalid_request_error", "fake_error"))
+    return {"error": {"type": kind, "code": code, "message": message, "param": None}}
+
+
 def reply_text(n: int, model: object, effort: object) -> str:
     """The assistant text of the ``n``-th model request."""
     return f"FAKE-REPLY[{n}] model={model} effort={'unset' if effort is None else effort}"
@@ -70,15 +107,17 @@ class FakeModelServer:
     """``with FakeModelServer() as server:`` serves on ``server.url`` until exit.
 
     ``error_status`` (settable at any time) answers every model request with
-    that HTTP status.  ``netns`` is an object with ``call(fn)`` that runs ``fn``
+    that HTTP status; ``require_key`` answers 401 to a model request that
+    carries no key, as the vendors do (a CLI that is not logged in).  ``netns`` is an object with ``call(fn)`` that runs ``fn``
     inside another network namespace (see ``netns.LoopbackNetns``): the listening
     socket is then created there, reachable only from processes in that namespace.
     """
 
     def __init__(self, *, log_path=None, error_status: int | None = None, netns=None,
-                 label: str | None = None) -> None:
+                 label: str | None = None, require_key: bool = False) -> None:
         self.log_path = log_path
         self.error_status = error_status
+        self.require_key = require_key
         self.label = label
         self.requests: list[dict] = []
         self._netns = netns
@@ -297,19 +336,16 @@ class _Handler(BaseHTTPRequestHandler):
             record["tool_output"] = tool_output
 
         status = fake.error_status
+        if status is None and fake.require_key and record["credential_sha256"] is None:
+            status = 401  # as the vendors answer a request that carries no key
         match = _ERROR_RE.search(last_user or "")
         if status is None and match and tool_output is None:
             status = int(match.group(1))
         if status is not None:
-            message = error_message(status)
+            message = vendor_error_message(api, status, model)
             record.update(status=status, reply=None, error=message)
             fake._record(record)
-            if api == "anthropic-messages":
-                kind = "invalid_request_error" if status < 500 else "api_error"
-                self._send_json(status, {"type": "error", "error": {"type": kind, "message": message}})
-            else:
-                self._send_json(status, {"error": {"type": "invalid_request_error", "code": "fake_error",
-                                                   "message": message, "param": None}})
+            self._send_json(status, error_body(api, status, message))
             return
 
         command = None

@@ -167,7 +167,9 @@ def test_error_message_does_not_look_retryable():
 
 def test_prompt_trigger_answers_an_http_error(server):
     status, _, payload = post(server, "/v1/chat/completions", chat_body("FAKE_HTTP_ERROR:429 please"))
-    assert status == 429 and json.loads(payload)["error"]["code"] == "fake_error"
+    assert status == 429 and json.loads(payload)["error"]["code"] == "rate_limit_exceeded"
+    status, _, payload = post(server, "/v1/messages", anthropic_body("FAKE_HTTP_ERROR:401"))
+    assert status == 401 and json.loads(payload)["error"]["type"] == "authentication_error"
 
 
 SHELLS = {

@@ -221,3 +221,42 @@ def test_a_scheduled_real_agent_writes_a_report_and_publishes_it(engine, tools, 
     assert received["payload"]["taskId"] == task["taskId"] and received["payload"]["originKind"] == "headless"
     stopped = [f for f in facts("runtime.stopped") if f["payload"].get("taskId") == task["taskId"]]
     assert len(stopped) == 1, stopped
+
+
+def test_a_not_logged_in_real_claude_says_so_in_run_health_and_doctor(tools, fake_server, tmp_path):
+    """Issue 22: the real Claude Code with an empty HOME and no credential. The scan still runs
+    it (a login check never blocks a run); the run fails in seconds and every view says why:
+    ``not_logged_in`` with claude's own words, and what to type next."""
+    exe = cli_path("claude")
+    tools.env["PATH"] = os.pathsep.join([str(Path(exe).parent), tools.env["PATH"]])
+    workspace = tmp_path / "ws"
+    tools("alice", "workspace", "init", str(workspace), "--label", "Real")
+    tools("alice", "issue", "create", "--title", "Say hi", "--id", "hi", "--every", "1m", "--agent", "claude",
+          "--model", "claude-sonnet-4-6", "--body", "say hi", cwd=workspace, now=CREATED)
+
+    [fired] = tools.json("alice-schedule", "scan", now=T0, in_netns=True)["fired"]
+    run = run_of(tools, fired["taskId"])
+    task = run["task"]
+    assert task["status"] == "failed", (run, stderr_of(run))
+    assert task["reason"] == "not_logged_in" and "Not logged in" in task["detail"], task
+    assert task["failure"]["reason"] == "not_logged_in" and "`claude auth login`" in task["failure"]["next"]
+    assert fake_server.model_requests == []   # it never reached a model
+    shown = tools("alice-schedule", "run", task["taskId"]).stdout
+    assert "why: Not logged in: Not logged in · Please run /login." in shown and "logs: " in shown, shown
+
+    [entry] = tools.json("alice-schedule", "health", now=T1)["issues"]
+    assert entry["state"] == "blocked" and entry["blocker"]["reason"] == "not_logged_in", entry
+    assert entry["failure"]["reason"] == "not_logged_in"
+
+    env = {**tools.env, "ALICE_NOW": T1}
+    argv = [tool_path("alice"), "doctor", "--timeout", "60", "--json"]
+    if tools.netns is not None:
+        argv = tools.netns.wrap(argv)
+    result = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=180)
+    doc = json.loads(result.stdout)
+    assert result.returncode == 3 and doc["ok"] is False, doc
+    [login_finding] = [f for f in doc["findings"] if f["check"] == "login"]
+    assert login_finding["status"] == "attention", login_finding
+    assert "claude: not logged in (`claude auth status --json`: loggedIn false)" in login_finding["message"]
+    runtime = [f["message"] for f in doc["findings"] if f["check"] == "runtime"]
+    assert any("not logged in" in m for m in runtime), doc["findings"]

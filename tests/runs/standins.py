@@ -15,7 +15,9 @@ Each is a small Python executable (shebang: this interpreter) that
   PATH, and sha256 fingerprints of the credential variables (never values).
 
 ``behaviour.json`` beside the scripts switches the next calls: ``{"mode":
-"error"|"tool"|"hang"|"hang-ignore-term"|"exit", "exitCode": N}`` (``hang``
+"error"|"tool"|"hang"|"hang-ignore-term"|"exit"|"failure", "exitCode": N,
+"name": "claude-nologin"}`` (``failure`` replays ``failures/<name>``: stdout,
+stderr and ``exitCode``; ``hang``
 replays the turn, writes its pid to ``hanging`` and never exits; with
 ``-ignore-term`` it also ignores SIGTERM).
 """
@@ -128,6 +130,16 @@ if mode == "exit":
 hang = mode in ("hang", "hang-ignore-term")
 if mode == "hang-ignore-term":
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+if mode == "failure":  # replay a recorded failure: failures/<name>.jsonl, .stderr, its exit status
+    base = os.path.join(FIXTURES, "failures", behaviour["name"])
+    with open(base + ".jsonl", encoding="utf-8") as fh:
+        sys.stdout.write(fh.read())
+    if os.path.exists(base + ".stderr"):
+        with open(base + ".stderr", encoding="utf-8") as fh:
+            sys.stderr.write(fh.read())
+    sys.stdout.flush()
+    sys.stderr.flush()
+    sys.exit(int(behaviour.get("exitCode", 1)))
 kind = {{"error": "error-stream", "tool": "tool-stream"}}.get(mode, "stream")
 if resume and kind == "stream":
     kind = "resume-stream"

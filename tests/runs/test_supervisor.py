@@ -211,6 +211,33 @@ def test_api_error_fails_the_run_even_on_exit_zero(engine, registry, ws, standin
     assert "400" in stopped["payload"]["error"]
 
 
+@pytest.mark.parametrize("name,reason,detail", [
+    ("claude-nologin", "not_logged_in", "Not logged in · Please run /login"),
+    ("codex-404", "model_not_found", "does not exist"),
+    ("pi-nologin", "not_logged_in", "No API key found"),
+    ("opencode-401", "credential_rejected", "Incorrect API key"),
+])
+def test_a_failed_run_records_why(name, reason, detail, registry, ws, standins):
+    tasks, _ = registry
+    engine = name.split("-")[0]
+    standins.behave("failure", name=name, exitCode=1)
+    task_id = new_task(tasks, ws, request=request_for(engine))
+
+    record = supervisor.run_task(task_id)
+
+    assert record["status"] == "failed"
+    assert record["reason"] == reason and detail in record["detail"], record
+    assert tasks.load_task(task_id)["reason"] == reason
+    stopped = journal_facts()[-1]["payload"]
+    assert stopped["reason"] == reason and stopped["detail"] == record["detail"]
+
+
+def test_a_done_run_has_no_reason(registry, ws, standins):
+    tasks, _ = registry
+    record = supervisor.run_task(new_task(tasks, ws, request=request_for("codex")))
+    assert record["status"] == "done" and "reason" not in record and "detail" not in record
+
+
 def test_tool_stream(registry, ws, standins):
     tasks, _ = registry
     standins.behave("tool")
@@ -237,6 +264,7 @@ def test_missing_executable_is_a_launch_failure(registry, ws, tmp_path, monkeypa
     assert record["launchErrorCode"] == "executable_not_found"
     assert record["exitCode"] == -1
     assert "claude" in record["error"]
+    assert record["reason"] == "agent_missing"
     facts = journal_facts()
     assert [f["type"] for f in facts] == ["session.born", "runtime.started", "runtime.spawn_failed"]
     assert facts[-1]["payload"]["launchErrorCode"] == "executable_not_found"
@@ -295,6 +323,7 @@ def test_watchdog_terminates_the_group(registry, ws, standins, monkeypatch):
     assert record["status"] == "failed"
     assert record["killed"] is True
     assert record["signal"] == "SIGTERM" and "exitCode" not in record
+    assert record["reason"] == "timeout"
     stopped = journal_facts()[-1]["payload"]
     assert stopped["killed"] is True and "watchdog" in stopped["error"]
     # The stream read before the kill is kept.

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 from datetime import datetime, timezone
 
 import pytest
@@ -55,6 +56,13 @@ def sched(tmp_path):
 
 
 @pytest.fixture(autouse=True)
-def _agents_installed(agent_stubs):
-    """The agents these tests name count as installed (no test here runs one)."""
+def _agents_installed(agent_stubs, isolated_homes):
+    """The agents these tests name count as installed and logged in (no test
+    here runs one): each CLI's login marker file exists in the test's HOME."""
+    from openalice.agents import login
+
+    for agent in ("claude", "codex", "opencode", "pi"):
+        for marker in login._markers(agent, os.environ):
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.touch()
     return agent_stubs

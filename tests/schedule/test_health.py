@@ -89,3 +89,34 @@ def test_health_report_reads_issue_cursor_runs(sched):
     assert poll["state"] == "failed" and poll["failure"]["kind"] == "process_exit"
     assert poll["nextDue"] == "2026-01-01T10:30:00Z"
     assert report["counts"] == {"failed": 1, "not_started": 1, "blocked": 1, "inactive": 1}
+
+
+def test_a_native_agent_with_no_login_is_blocked_until_a_run_proves_one(sched, isolated_homes):
+    """Issue 22: no credential and no native login (no key variable, no marker file) → blocked
+    with ``not_logged_in``; the scan still runs it (the check is advisory), and a run that
+    succeeded proves a login the file check could not see."""
+    from openalice.agents import login
+
+    ws = sched.workspace()
+    write_issue(ws.path, "poll", when=every("30m"), agent="codex")
+    for marker in login._markers("codex", {"HOME": str(isolated_homes["HOME"])}):
+        marker.unlink()
+    report = health_report(now=T("2026-01-01T10:00:00Z"), reader=sched.reader)
+    [entry] = report["issues"]
+    assert entry["state"] == "blocked" and entry["blocker"]["reason"] == "not_logged_in", entry
+    assert "`codex login`" in entry["blocker"]["hint"] and entry["login"]["state"] == "logged_out"
+    [fired] = sched.scan("2026-01-01T10:00:00Z")["fired"]      # never refused for a login
+    sched.finish(fired["taskId"], "done", exitCode=0)
+    [entry] = health_report(now=T("2026-01-01T10:01:00Z"), reader=sched.reader)["issues"]
+    assert entry["state"] == "healthy" and "blocker" not in entry
+
+
+def test_a_failure_carries_its_reason_words_and_next_step():
+    failure = classify_failure({"status": "failed", "exitCode": 1, "agent": "claude", "workspaceId": "ws",
+                                "issueId": "daily", "reason": "not_logged_in",
+                                "detail": "Not logged in · Please run /login"})
+    assert failure["kind"] == "process_exit" and failure["reason"] == "not_logged_in"
+    assert failure["message"] == "Not logged in: Not logged in · Please run /login."
+    assert "`claude auth login`" in failure["next"] and "alice issue update daily --workspace ws" in failure["next"]
+    old = classify_failure({"status": "failed", "exitCode": 2})
+    assert old["reason"] == "exit_nonzero" and old["message"] == "The agent exited with code 2."

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from openalice import issues, sessions
 from openalice.core.errors import AliceError
+from openalice.runs import reasons, results
 
 from .outcome import JOURNAL_TEXT_BYTES, clip_utf8, iso, output_summary, signal_name, status_for
+
+TAIL_BYTES = 64 * 1024               # of stdout.log the classifier reads (stderr.log: an eighth)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only
@@ -40,6 +43,11 @@ class FinishSteps:
             changes["agentSessionId"] = native_session
         if status == "interrupted":
             changes["interruptionReason"] = self.interruption
+        reason, detail = self.reason_for(status, structured, changes)
+        if reason:
+            changes["reason"] = reason
+            if detail:
+                changes["detail"] = detail
         self.update(changes)
         if status == "done":
             self.mark_issue_done()
@@ -53,12 +61,35 @@ class FinishSteps:
             stopped["killed"] = True
         if status != "done":
             stopped["error"] = self.failure_text(structured, changes)
+        for key in ("reason", "detail"):
+            if key in changes:
+                stopped[key] = changes[key]
         if structured.get("assistantText"):
             stopped["assistantText"] = clip_utf8(structured["assistantText"], JOURNAL_TEXT_BYTES)
         if self.skipped_turns:
             stopped["turnEventsNotJournalled"] = self.skipped_turns
         self.journal("runtime.stopped", stopped, caused_by=self.started_seq)
         return self.record
+
+    def reason_for(self, status: str, structured: dict, changes: dict) -> tuple[str | None, str | None]:
+        """Why the run failed (:mod:`openalice.runs.reasons`), from its error
+        blocks, exit status and the ends of its logs."""
+        if status == "done":
+            return None, None
+        credential = getattr(self.binding, "credential", None) or {}
+        timeout_ms = self.record.get("timeoutMs")
+        errors = [b.get("message") for b in structured.get("blocks") or () if b.get("type") == "error"]
+        try:
+            return reasons.classify(
+                agent=self.binding.agent, status=status, exit_code=changes.get("exitCode"),
+                signal=changes.get("signal"), killed=self.killed, interruption=self.interruption,
+                errors=errors, native=credential.get("source", "native") == "native",
+                stdout_tail=results.read_tail(self.dir / results.STDOUT_LOG, TAIL_BYTES),
+                stderr_tail=results.read_tail(self.dir / results.STDERR_LOG, TAIL_BYTES // 8),
+                timeout_s=int(timeout_ms) // 1000 if isinstance(timeout_ms, (int, float)) and timeout_ms else None)
+        except Exception as exc:  # noqa: BLE001 -- a classifier bug must not leave the run unrecorded
+            self.note(f"no reason classified: {exc}")
+            return None, None
 
     def failure_text(self, structured: dict, changes: dict) -> str:
         if self.interruption:
@@ -84,6 +115,12 @@ class FinishSteps:
             changes.update(status="failed", error=error or "launch failed", exitCode=-1)
             if code:
                 changes["launchErrorCode"] = code
+        reason, detail = reasons.classify(
+            agent=getattr(self.binding, "agent", None), status=changes["status"], process_started=False,
+            interruption=changes.get("interruptionReason"), launch_error=changes.get("error"), launch_code=code)
+        changes["reason"] = reason
+        if detail:
+            changes["detail"] = detail
         self.update(changes)
         payload: dict[str, Any] = {"taskId": self.task_id}
         if self.binding is not None:
@@ -96,6 +133,7 @@ class FinishSteps:
             if code:
                 payload["launchErrorCode"] = code
             payload["error"] = changes["error"]
+            payload["reason"] = changes["reason"]
             self.journal("runtime.spawn_failed", payload, caused_by=self.started_seq or self.born_seq)
         return self.record
 

@@ -141,6 +141,7 @@ class Run(ContextSteps, EngineSteps, FinishSteps):
             current = self.tasks.load_task(self.task_id)
             if current.get("status") == "running":
                 changes = {"status": "failed", "finishedAt": iso(self.now())}
+                changes.update(reason="crashed", detail=f"supervisor error: {type(exc).__name__}"[:200])
                 if proc is None:
                     # Nothing started: the run reads as a launch failure.
                     changes.update(processStarted=False, exitCode=-1,
