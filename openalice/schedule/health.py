@@ -145,7 +145,7 @@ def issue_health(ws: Any, issue: Any, *, now: datetime) -> dict:
             problem = "at: already fired"
     if cursor_error:
         problem = f"cursor unreadable: {cursor_error}"
-    latest = tasks.latest_task(ws.id, issue.id)
+    latest = tasks.latest_task(ws.id, issue.id, predicate=_issue_run)
     state, detail = owner_state(ws, issue)
     blocker = None
     if not getattr(issue, "is_terminal", False) and (latest or {}).get("status") != "running":
@@ -175,6 +175,12 @@ def issue_health(ws: Any, issue: Any, *, now: datetime) -> dict:
     if entry["title"] is None:
         del entry["title"]
     return entry
+
+
+def _issue_run(index_line: dict) -> bool:
+    # A comment turn (fire "comment", docs/conversations.md) is not a run of the
+    # issue: its failure is a failed delivery, counted apart.
+    return index_line.get("fire") != "comment"
 
 
 def _when_dict(when: Any) -> dict:
