@@ -37,11 +37,12 @@ DEFAULT_TIMEOUT_MS = 30 * 60 * 1000   # a comment turn's watchdog when the issue
 LAUNCH_MODES = ("detached", "inline", "none")
 
 
-def failure_of(record: dict) -> str:
+def failure_of(record: dict, structured: dict | None = None) -> str:
     """Why a finished comment turn did not reply: the words a failed run shows.
 
     The one place a delivery's ``error`` is made from a task record (the run
-    failure vocabulary, ``reason`` + ``detail``, when the record has them)."""
+    failure vocabulary, ``reason`` + ``detail``, when the record has them;
+    else its error, and the engine's last error block from ``structured``)."""
     reason, detail = record.get("reason"), record.get("detail")
     if isinstance(reason, str) and reason:
         return f"{reason}: {detail}" if isinstance(detail, str) and detail else reason
@@ -52,6 +53,10 @@ def failure_of(record: dict) -> str:
         return str(record["error"])
     if record.get("killed"):
         return f"stopped by the watchdog after {int(record.get('timeoutMs') or 0) // 1000}s"
+    errors = [b.get("message") for b in (structured or {}).get("blocks") or ()
+              if isinstance(b, dict) and b.get("type") == "error" and b.get("message")]
+    if errors:
+        return str(errors[-1])[:1000]
     if record.get("signal"):
         return f"the agent was killed by {record['signal']}"
     if record.get("exitCode"):
@@ -166,16 +171,17 @@ def settle_record(record: dict, *, now: datetime) -> dict | None:
     ws = workspaces.get(record["workspaceId"])
     issue_id, comment_id, task_id = record["issueId"], record["commentId"], record["taskId"]
     reply = error = None
+    structured, _problem = results.read_structured(task_id)
     if record.get("status") == "done":
-        structured, _problem = results.read_structured(task_id)
         text = (structured or {}).get("assistantText")
         if isinstance(text, str) and text.strip():
             reply = text.strip()[:comments.MAX_COMMENT_CHARS]
     if reply is None:
-        error = failure_of(record)
+        error = failure_of(record, structured)
     comment, reply_comment, changed = delivery.settle(ws, issue_id, comment_id, task_id, now=now,
                                                       reply=reply, error=error)
     if changed:
+        delivery.clear_marker_if_idle(ws, issue_id)
         if reply_comment is not None:
             delivery.journal_fact("comment.replied", ws.id, issue_id, reply_comment, now=now,
                                   taskId=task_id, replyTo=comment_id)
