@@ -19,7 +19,7 @@ The transitions, each one write of the sidecar under its lock:
   never automatic).
 
 A pending comment also leaves a marker file
-``$OPENALICE_HOME/state/conversations/pending/<ws>/<issue>.json``, so the
+``$OPENALICE_HOME/state/conversations/pending/<ws>~<issue>.json``, so the
 timer's scan sees "something to deliver" with one directory lookup; the
 marker is removed, under the sidecar's lock, once nothing of that issue is
 pending.  This module knows nothing of runs: the conversations package runs
@@ -51,7 +51,9 @@ def pending_root() -> Path:
 
 
 def marker_path(workspace_id: str, issue_id: str) -> Path:
-    return pending_root() / paths.safe_name(workspace_id) / f"{paths.safe_name(issue_id)}.json"
+    # One flat directory, so "anything pending?" is one listing (the scan's
+    # fast path).  An issue id never holds `~`, so the last one splits the name.
+    return pending_root() / f"{paths.safe_name(workspace_id)}~{paths.safe_name(issue_id)}.json"
 
 
 def mark_pending(workspace_id: str, issue_id: str) -> None:
@@ -65,22 +67,19 @@ def pending_markers() -> list[tuple[str, str]]:
     """``(workspaceId, issueId)`` of every marker, sorted; unreadable ones are skipped."""
     out = []
     try:
-        ws_dirs = sorted(os.scandir(pending_root()), key=lambda e: e.name)
+        entries = sorted(os.scandir(pending_root()), key=lambda e: e.name)
     except FileNotFoundError:
         return out
-    for ws_dir in ws_dirs:
-        if not ws_dir.is_dir(follow_symlinks=False):
+    for entry in entries:
+        if not entry.name.endswith(".json") or entry.name.startswith("."):
             continue
-        for entry in sorted(os.scandir(ws_dir.path), key=lambda e: e.name):
-            if not entry.name.endswith(".json") or entry.name.startswith("."):
-                continue
-            try:
-                doc = fs.read_json(entry.path, missing=None, max_bytes=4096)
-            except InvalidInput:
-                continue
-            if (isinstance(doc, dict) and isinstance(doc.get("workspaceId"), str)
-                    and isinstance(doc.get("issueId"), str)):
-                out.append((doc["workspaceId"], doc["issueId"]))
+        try:
+            doc = fs.read_json(entry.path, missing=None, max_bytes=4096)
+        except InvalidInput:
+            continue
+        if (isinstance(doc, dict) and isinstance(doc.get("workspaceId"), str)
+                and isinstance(doc.get("issueId"), str)):
+            out.append((doc["workspaceId"], doc["issueId"]))
     return out
 
 
