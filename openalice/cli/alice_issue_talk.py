@@ -15,7 +15,7 @@ DEFAULT_WAIT_SECONDS = 600.0
 
 
 def _timeout(text: str) -> float:
-    from ._args import type_error
+    from ._args import type_error  # lazy: only a --timeout value is parsed with it
 
     try:
         value = float(text)

@@ -205,6 +205,7 @@ def health_report(*, now: datetime, workspaces: list | None = None, reader=None,
     issues_out: list[dict] = []
     invalid: list[dict] = []
     ws_out: list[dict] = []
+    deliveries: dict = {"unanswered": 0, "failed": 0, "failedComments": []}
     for ws in workspaces:
         try:
             issue_set = reader(ws)
@@ -222,6 +223,8 @@ def health_report(*, now: datetime, workspaces: list | None = None, reader=None,
                                             "reason": getattr(e, "reason", str(e))}
                                            for e in (bad.errors or ())]})
         for issue in issue_set.issues:
+            if issue_id is None or issue.id == issue_id:
+                _count_deliveries(ws, issue, deliveries)
             if not getattr(issue, "when", None) or (issue_id is not None and issue.id != issue_id):
                 continue
             issues_out.append(issue_health(ws, issue, now=now))
@@ -229,4 +232,30 @@ def health_report(*, now: datetime, workspaces: list | None = None, reader=None,
     for entry in issues_out:
         counts[entry["state"]] = counts.get(entry["state"], 0) + 1
     return {"now": clock.to_iso(now), "issues": issues_out, "counts": counts, "invalid": invalid,
-            "workspaces": ws_out}
+            "workspaces": ws_out, "deliveries": deliveries}
+
+
+def _count_deliveries(ws, issue, out: dict) -> None:
+    """Comment deliveries of one issue (docs/conversations.md): failed ones
+    need attention (retried only by ``alice issue redeliver``).  A sidecar
+    that cannot be read is left to ``alice issue validate`` to report."""
+    from openalice.core import fs  # lazy: only an issue with a comments file reads it
+
+    path = issue.path.parent / f"{issue.id}.comments.json"
+    if not path.exists():
+        return
+    try:
+        doc = fs.read_json(path, missing=None, max_bytes=64 * 1024 * 1024, root=ws.root)
+    except (OSError, AliceError):
+        return
+    listed = doc.get("comments") if isinstance(doc, dict) else None
+    for comment in listed if isinstance(listed, list) else ():
+        delivery = comment.get("delivery") if isinstance(comment, dict) else None
+        state = delivery.get("state") if isinstance(delivery, dict) else None
+        if state == "pending":
+            out["unanswered"] += 1
+        elif state == "failed":
+            out["failed"] += 1
+            out["failedComments"].append({"workspaceId": ws.id, "issueId": issue.id,
+                                          "commentId": str(comment.get("id")),
+                                          "error": str(delivery.get("error") or "")[:300]})
