@@ -228,3 +228,26 @@ def test_journal_facts_carry_ids_and_a_short_preview(ws, standins):
         assert "x" * 200 not in json.dumps(fact)
     assert facts[0]["payload"]["commentId"] == comment["id"]
     assert facts[2]["payload"]["replyTo"] == comment["id"]
+
+
+def test_a_later_comment_never_overtakes_an_earlier_one_of_its_session(ws, standins):
+    from openalice.issues import load_issue
+
+    asker = born_issue(ws, "claude", issue_id="mine")
+    born_issue(ws, "claude", issue_id="theirs")
+    question, _ = comments.add_comment(ws, "theirs", "Which CSV?", author=f"@{asker}", now=NOW,
+                                       question=True, deliver=False)
+    answer = add(ws, "the March one", issue_id="theirs", reply_to=question["id"])
+    assert answer["delivery"]["targetResumeId"] == asker
+    from datetime import timedelta
+    later, _ = comments.add_comment(ws, "mine", "and another thing", author="human",
+                                    now=NOW + timedelta(seconds=1))  # order is by `at`
+    live = admission.admit(ws, load_issue(ws, "theirs"), fire="run-now", now=NOW)  # issue busy
+    report = conversations.deliver_pending(now=NOW, launch="none")
+    assert report["delivered"] == []
+    assert [s["reason"] for s in report["skipped"]] == ["already_running"]
+    assert delivery.is_unclaimed(comment_of(ws, later["id"], issue_id="mine"))
+    tasks.update_task(live["taskId"], {"status": "done"})
+    admission.release(live["taskId"])
+    first = conversations.deliver_pending(now=NOW, launch="none")
+    assert [d["commentId"] for d in first["delivered"]] == [answer["id"]]
