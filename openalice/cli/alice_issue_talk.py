@@ -112,9 +112,13 @@ def cmd_comment(args: argparse.Namespace, ctx: Context) -> int:
     ws = workspaces.resolve(args.workspace)
     access = workspaces.authorize_write(workspaces.Caller.of_process(), ws, scope="issues",
                                         approve=args.approve)
+    from openalice import conversations  # lazy: verb handler
+
     markdown = _read_body(args)
     now = ctx.now()
-    comment, created = comments.add_comment(ws, args.id, markdown, author=alice_issue_args.author(ws),
+    author = alice_issue_args.author(ws)
+    conversations.check_target(ws, args.id, author=author, reply_to=args.reply_to)
+    comment, created = comments.add_comment(ws, args.id, markdown, author=author,
                                             now=now, comment_id=args.comment_id,
                                             reply_to=args.reply_to, via=args.via)
     commit = None
@@ -136,7 +140,10 @@ def cmd_answer(args: argparse.Namespace, ctx: Context) -> int:
     workspaces.authorize_write(workspaces.Caller.of_process(), ws, scope="issues")
     markdown = _read_body(args)
     now = ctx.now()
-    data = conversations.answer(ws, question, markdown, author=alice_issue_args.author(ws), now=now)
+    author = alice_issue_args.author(ws)
+    conversations.check_target(ws, question["issueId"], author=author,
+                               reply_to=question["commentId"])
+    data = conversations.answer(ws, question, markdown, author=author, now=now)
     data = {**data, "commit": None}
     return _delivered(args, ctx, ws, data["issueId"], data, now)
 

@@ -18,12 +18,12 @@ with :func:`openalice.issues.add_comment` (``via`` names its channel).
 
 from __future__ import annotations
 
-__all__ = ["deliver_pending", "wait_for_reply", "redeliver", "find_comment", "start_turn",
+__all__ = ["check_target", "deliver_pending", "wait_for_reply", "redeliver", "find_comment", "start_turn",
            "launch_turn", "reconcile", "failure_of", "thread", "ask", "answer", "question_of"]
 
 _LAZY = {
     "deliver_pending": "deliver", "wait_for_reply": "deliver", "redeliver": "deliver",
-    "find_comment": "deliver", "start_turn": "turns", "launch_turn": "turns",
+    "find_comment": "deliver", "check_target": "deliver", "start_turn": "turns", "launch_turn": "turns",
     "reconcile": "turns", "failure_of": "turns", "thread": "thread", "ask": "ask",
     "answer": "ask", "question_of": "ask",
 }

@@ -17,7 +17,7 @@ from openalice.runs import admission
 from . import turns
 
 __all__ = ["MAX_PER_SCAN", "launch_mode", "deliver_pending", "wait_for_reply", "redeliver",
-           "find_comment"]
+           "find_comment", "check_target"]
 
 MAX_PER_SCAN = 8      # turns one scan starts at most (one per session; the rest wait a scan)
 
@@ -137,6 +137,23 @@ def redeliver(ws, comment_id: str, *, now: datetime, issue_id: str | None = None
         out.update(turns.launch_turn(record["taskId"], launch or launch_mode(), now=now))
         out["comment"] = delivery.find(comments.read_sidecar(ws, issue_id), comment_id)
     return out
+
+
+def check_target(ws, issue_id: str, *, author: str, reply_to: str | None = None) -> str | None:
+    """The session a new comment would be delivered to, checked before anything
+    is written: a session that does not exist (any more) is NotFound naming it
+    (exit 2).  None when the comment would get no delivery."""
+    from openalice import sessions  # lazy: only a comment for a session checks it
+    from openalice.issues import load_issue
+
+    try:
+        assignee = load_issue(ws, issue_id).assignee
+    except InvalidInput:
+        return None  # an invalid issue file: the comment is kept with no delivery
+    target = delivery.target_for(assignee, author, comments.list_comments(ws, issue_id), reply_to)
+    if target is not None:
+        sessions.load_session(ws, target)
+    return target
 
 
 def find_comment(ws, comment_id: str) -> str:

@@ -63,8 +63,10 @@ def test_the_scan_delivers_a_comment_and_the_reply_lands(cli, workspace, engines
     report = conforms("schedule-scan", scan.json())
     delivered = report["comments"]["delivered"]
     assert [d["commentId"] for d in delivered] == [added["comment"]["id"]]
-    turn = wait_run(cli, delivered[0]["taskId"])
+    turn = conforms("schedule-run", wait_run(cli, delivered[0]["taskId"]))
     assert turn["task"]["kind"] == "comment" and turn["task"]["resumeId"] == born
+    runs = conforms("schedule-runs", cli("alice-schedule", "runs", "--issue", "daily", "--json").json())
+    assert [r["trigger"]["fire"] for r in runs["runs"]] == ["comment", "schedule"]
     call = engines.calls()[-1]
     assert call["resume"] and "Why is Monday off?" in call["prompt"]
 
@@ -152,6 +154,16 @@ def test_bad_input_is_exit_2_and_writes_nothing(cli, workspace, args, code):
     r = cli("alice", "issue", "comment", *args, "--json", cwd=workspace)
     assert r.returncode == 2 and r.json()["error"]["code"] == code, r
     assert not (Path(workspace) / ".alice" / "issues" / "plain.comments.json").exists()
+
+
+def test_a_comment_for_a_session_that_is_gone_is_exit_2_and_writes_nothing(cli, workspace):
+    r = cli("alice", "issue", "create", "--title", "Owned", "--id", "owned", "--assignee",
+            "@resume-calm-amber-river-zzzzzz", cwd=workspace)
+    assert r.returncode == 0, r
+    c = cli("alice", "issue", "comment", "owned", "--body", "x", "--json", cwd=workspace)
+    assert c.returncode == 2 and c.json()["error"]["code"] == "session_not_found", c
+    assert "resume-calm-amber-river-zzzzzz" in c.json()["error"]["message"]
+    assert not (Path(workspace) / ".alice" / "issues" / "owned.comments.json").exists()
 
 
 def test_a_body_over_64_kib_is_refused(cli, workspace):
