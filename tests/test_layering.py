@@ -30,7 +30,7 @@ DATA = {"default", "presets", "spec"}
 ALLOWED = {
     "adapters": set(),
     "agents": {"adapters", "credentials", "models"},
-    "conversations": {"inbox", "issues", "runs", "workspaces"},
+    "conversations": {"inbox", "issues", "runs", "sessions", "workspaces"},
     "credentials": {"models"},
     "doctor": {"agents", "credentials", "harness", "preferences", "schedule", "sessions", "workspaces"},
     "gateway": {"inbox", "issues", "journal", "runs", "workspaces"},
