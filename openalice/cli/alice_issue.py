@@ -1,4 +1,5 @@
-"""``alice issue create|list|show|update|comment|validate|board``."""
+"""``alice issue create|list|show|update|comment|validate|board`` (the conversation
+verbs ``comment``, ``thread``, ``ask``, ``redeliver``: :mod:`.alice_issue_talk`)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ _FILE_HELP = "Issues are Markdown files at <workspace>/.alice/issues/<id>.md (se
 
 def register(sub, common) -> None:
     group = sub.add_parser(
-        "issue", help="create, list, show, update, comment on and validate issues",
+        "issue", help="create, list, show, update and validate issues; talk with their sessions",
         description="Markdown issues: one file per issue at <workspace>/.alice/issues/<id>.md. "
                     "An issue with a schedule (when) runs headless in its workspace; its body is "
                     "the exact prompt. Inside a headless run only the run's own workspace can be "
