@@ -1,11 +1,12 @@
-"""``alice issue create|list|show|update|comment|validate|board``."""
+"""``alice issue create|list|show|update|comment|validate|board`` (the conversation
+verbs ``comment``, ``thread``, ``ask``, ``redeliver``: :mod:`.alice_issue_talk`)."""
 
 from __future__ import annotations
 
 
 from openalice.core.output import printable  # titles and prompts may hold escape sequences
 
-from . import alice_issue_args, alice_issue_text
+from . import alice_issue_args, alice_issue_talk, alice_issue_text
 from ._dispatch import Context, add_verb
 
 TYPE_CHECKING = False
@@ -17,7 +18,7 @@ _FILE_HELP = "Issues are Markdown files at <workspace>/.alice/issues/<id>.md (se
 
 def register(sub, common) -> None:
     group = sub.add_parser(
-        "issue", help="create, list, show, update, comment on and validate issues",
+        "issue", help="create, list, show, update and validate issues; talk with their sessions",
         description="Markdown issues: one file per issue at <workspace>/.alice/issues/<id>.md. "
                     "An issue with a schedule (when) runs headless in its workspace; its body is "
                     "the exact prompt. Inside a headless run only the run's own workspace can be "
@@ -75,9 +76,15 @@ def register(sub, common) -> None:
     p.add_argument("--unset", action="append", default=[], metavar="FIELD",
                    help="remove this key (repeatable), e.g. --unset when --unset model")
 
-    p = add_verb(verbs, "comment", cmd_comment, common=common,
+    p = add_verb(verbs, "comment", alice_issue_talk.cmd_comment, common=common,
                  help="add a comment to an issue (the <id>.comments.json sidecar)",
+                 description="Add a comment. On an issue owned by a session (@resume-...) a "
+                             "person's comment is delivered to that session as a turn (by the "
+                             "next scan, or now with --wait) and its reply lands as a comment; "
+                             "see docs/conversations.md. Inside a run the comment is the "
+                             "session's own and is never delivered.",
                  examples="  alice issue comment daily-report --body 'Numbers look off on Monday'\n"
+                          "  alice issue comment daily-report --body 'Why?' --wait --timeout 300\n"
                           "  echo 'Done.' | alice issue comment daily-report --body-file -\n"
                           "  alice issue comment ping --body 'ack' --id comment-ping-1   # idempotent")
     p.add_argument("id", metavar="ID")
@@ -87,11 +94,13 @@ def register(sub, common) -> None:
     p.add_argument("--id", dest="comment_id", metavar="COMMENT_ID",
                    help="a fixed comment id: repeating the same comment is then a no-op")
     p.add_argument("--reply-to", metavar="COMMENT_ID", help="the comment this one answers")
+    alice_issue_talk.comment_flags(p)
     _workspace_flag(p)
     p.add_argument("--approve", action="store_true",
                    help="approve writing another workspace's issue from inside a workspace "
                         "(attended terminal only)")
     _now_flag(p)
+    alice_issue_talk.register(verbs, common, _workspace_flag, _now_flag)
 
     p = add_verb(verbs, "validate", cmd_validate, common=common,
                  help="check issue files; exit 2 and print path:field: reason lines if any is bad",
@@ -232,8 +241,14 @@ def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
     data = views.issue_json(issue, now, workspace_id=ws.id)
     data["body"] = issue.body
     data["comments"] = comments.list_comments(ws, issue.id)
+    data["deliveries"] = _delivery_counts(data["comments"])
     ctx.emit(data, lambda d: printable(alice_issue_text.show_text(d)))
     return 0
+
+
+def _delivery_counts(listed: list) -> dict:
+    states = [c["delivery"].get("state") for c in listed if isinstance(c.get("delivery"), dict)]
+    return {"unanswered": states.count("pending"), "failed": states.count("failed")}
 
 
 def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
@@ -283,29 +298,6 @@ def cmd_board(args: argparse.Namespace, ctx: Context) -> int:
 
     data = board.board(workspaces.list_workspaces(), ctx.now())
     alice_issue_text.emit_bulk(ctx, data, lambda d: printable(alice_issue_text.board_text(d)))
-    return 0
-
-
-def cmd_comment(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import workspaces  # lazy: verb handler
-    from openalice.issues import comments  # lazy: verb handler
-
-    ws = workspaces.resolve(args.workspace)
-    access = workspaces.authorize_write(workspaces.Caller.of_process(), ws, scope="issues",
-                                        approve=args.approve)
-    markdown = _read_body(args)
-    comment, created = comments.add_comment(ws, args.id, markdown, author=alice_issue_args.author(ws),
-                                            now=ctx.now(), comment_id=args.comment_id,
-                                            reply_to=args.reply_to)
-    commit = None
-    if created:
-        path = comments.comments_path(ws, args.id)
-        commit = access.commit(ws, [path], f"issue({args.id}): comment via alice (approved)")
-    data = {"workspaceId": ws.id, "issueId": args.id, "comment": comment, "created": created,
-            "commit": commit}
-    ctx.emit(data, lambda d: (f"{'added' if created else 'already there'}: comment "
-                              f"{comment['id']} on {ws.id}/{args.id}"
-                              + (f" (committed {commit[:12]})" if commit else "")))
     return 0
 
 

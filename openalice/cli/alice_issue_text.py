@@ -81,11 +81,37 @@ def show_text(d: dict) -> str:
     lines += ["", "What (the prompt of a scheduled run):", ""]
     lines += ["  " + line if line else "" for line in d["what"].split("\n")]
     if d["comments"]:
-        lines += ["", f"Comments ({len(d['comments'])}):"]
-        for c in d["comments"]:
-            lines.append(f"  - {c['at']} {c['author']} [{c['id']}]")
+        lines += ["", f"Comments ({len(d['comments'])}{_deliveries_text(d.get('deliveries'))}):"]
+        shown = d["comments"][-SHOWN_COMMENTS:]
+        if len(shown) < len(d["comments"]):
+            lines.append(f"  ({len(d['comments']) - len(shown)} earlier: alice issue thread {d['id']})")
+        for c in shown:
+            mark = _delivery_mark(c.get("delivery"))
+            lines.append(f"  - {c['at']} {c['author']} [{c['id']}]"
+                         + (f" ↳ {c['replyTo']}" if c.get("replyTo") else "") + mark)
             lines += ["      " + line for line in c["markdown"].split("\n")]
     return "\n".join(lines)
+
+
+SHOWN_COMMENTS = 5      # the compact thread of `show`; `alice issue thread` has them all
+
+
+def _delivery_mark(delivery) -> str:
+    if not isinstance(delivery, dict):
+        return ""
+    state = delivery.get("state")
+    if state == "replied":
+        return "  (replied)"
+    if state == "failed":
+        return f"  (delivery failed: {_one_line(str(delivery.get('error')), 80)})"
+    return "  (delivering)" if delivery.get("taskId") else "  (pending)"
+
+
+def _deliveries_text(counts) -> str:
+    if not counts:
+        return ""
+    parts = [f"{counts[k]} {k}" for k in ("unanswered", "failed") if counts.get(k)]
+    return f"; {', '.join(parts)}" if parts else ""
 
 
 def list_text(d: dict, *, many: bool) -> str:
@@ -99,7 +125,7 @@ def list_text(d: dict, *, many: bool) -> str:
         rows = []
         for i in d["issues"]:
             row = [i["id"], state(i["status"]), i["priority"], i["assignee"], _schedule_text(i),
-                   _one_line(i["title"])]
+                   _one_line(i["title"]) + _deliveries_note(i)]
             rows.append(([i["workspaceId"]] if many else []) + row)
         headers = (["WORKSPACE"] if many else []) + ["ID", "STATUS", "PRIORITY", "ASSIGNEE",
                                                       "SCHEDULE", "TITLE"]
@@ -140,13 +166,19 @@ def board_text(d: dict) -> str:
         for i in column["issues"]:
             sched = _schedule_text(i)
             out.append(f"  [{i['priority']:<6}] {i['workspaceId']}/{i['id']}  "
-                       f"{_one_line(i['title'])}  {i['assignee']}"
+                       f"{_one_line(i['title'])}{_deliveries_note(i)}  {i['assignee']}"
                        + (f"  {sched}" if sched != "-" else ""))
     if d["invalid"]:
         out.append("")
         out.append(f"INVALID FILES ({len(d['invalid'])})")
         out.extend(_invalid_lines(d["invalid"], True))
     return "\n".join(out)
+
+
+def _deliveries_note(issue: dict) -> str:
+    counts = issue.get("deliveries") or {}
+    parts = [f"{counts[k]} {k}" for k in ("unanswered", "failed") if counts.get(k)]
+    return f"  [{', '.join(parts)}]" if parts else ""
 
 
 def _one_line(text: str, limit: int = 60) -> str:

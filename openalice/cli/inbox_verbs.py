@@ -240,6 +240,9 @@ def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
                  f"status:    {'read at ' + inbox_text.iso(e['readAt']) if e['read'] else 'unread'}"]
         if e["silent"]:
             lines.append("silent:    yes ([[no-reply]])")
+        if isinstance(e.get("question"), dict):
+            lines.append(f"question:  on issue {e['question'].get('issueId')}; answer it with "
+                         f"'alice inbox answer {e['id']} --body ...'")
         lines += ["", "files:", inbox_text.files_table(d["files"]), "", "---", e["body"]]
         return "\n".join(lines)
 

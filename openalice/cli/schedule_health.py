@@ -55,6 +55,9 @@ def cmd_health(args, ctx: Context) -> int:
         for bad in d["invalid"]:
             lines.append(f"invalid {bad['workspaceId']}/{bad['issueId']}: "
                          + "; ".join(e["reason"] for e in bad["errors"]))
+        for failed in d["deliveries"]["failedComments"]:
+            lines.append(f"comment not delivered {failed['workspaceId']}/{failed['issueId']} "
+                         f"{failed['commentId']}: {failed['error']} (alice issue redeliver)")
         return "\n".join(lines)
 
     ctx.emit(report, human)

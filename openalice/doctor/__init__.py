@@ -284,6 +284,11 @@ def _check_schedule(report: Report, now, env: Mapping[str, str] | None = None, t
         reasons = "; ".join(e["reason"] for e in bad["errors"]) or "invalid"
         report.add("schedule", "attention", f"{bad['workspaceId']}/{bad['issueId']}: invalid issue file "
                                             f"{bad['path']}: {reasons}", f"{bad['workspaceId']}/{bad['issueId']}")
+    for failed in data.get("deliveries", {}).get("failedComments", ()):
+        name = f"{failed['workspaceId']}/{failed['issueId']}"
+        report.add("schedule", "attention", f"{name}: comment {failed['commentId']} was not "
+                   f"delivered: {failed['error']} (retry with 'alice issue redeliver "
+                   f"{failed['commentId']} --workspace {failed['workspaceId']}')", name)
     if not data["issues"] and not data["invalid"]:
         report.add("schedule", "info", "no scheduled issues")
     return live

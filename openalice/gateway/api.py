@@ -88,6 +88,8 @@ ROUTES: list[tuple[str, str, str, tuple[str, ...]]] = [
     ("GET", "/api/issues/{workspace}/{issue}", "issue_show", ()),
     ("PATCH", "/api/issues/{workspace}/{issue}", "issue_update", ()),
     ("POST", "/api/issues/{workspace}/{issue}/run-now", "issue_run_now", ()),
+    ("GET", "/api/issues/{workspace}/{issue}/thread", "issue_thread", ()),
+    ("POST", "/api/issues/{workspace}/{issue}/comments", "issue_comment", ()),
     ("GET", "/api/runs", "runs", ("limit", "before", "status", "workspace", "issue")),
     ("GET", "/api/runs/{task}", "run_show", ()),
     ("GET", "/api/health", "health", ("workspace",)),
@@ -232,6 +234,29 @@ class Api:
         json_body(req.body, allowed=())
         return self.passthrough(req, "alice-schedule", [
             "run-now", req.params["issue"], f"--workspace={req.params['workspace']}", "--json"])
+
+    # -- conversations (docs/conversations.md) -------------------------------------------
+    #: ``wait`` is bounded below the child's own time limit, so the CLI's exit 3
+    #: (still pending) answers, not the runner's timeout.
+    COMMENT_WAIT_SECONDS = 90
+
+    def route_issue_thread(self, req: Request, q: Query) -> Response:
+        return self.passthrough(req, "alice", ["issue", "thread", req.params["issue"],
+                                               f"--workspace={req.params['workspace']}", "--json"])
+
+    def route_issue_comment(self, req: Request, q: Query) -> Response:
+        data = json_body(req.body, allowed=("body", "replyTo", "wait"), required=("body",))
+        body = text_value(data["body"], "body", max_chars=64 * 1024)
+        args = ["issue", "comment", req.params["issue"], f"--workspace={req.params['workspace']}",
+                "--body-file=-", "--via=web", "--json"]
+        if data.get("replyTo") is not None:
+            args.append(f"--reply-to={text_value(data['replyTo'], 'replyTo', max_chars=128)}")
+        if data.get("wait") is not None:
+            if not isinstance(data["wait"], bool):
+                raise HttpError(400, "wait must be true or false", code="bad_field", field="wait")
+            if data["wait"]:
+                args += ["--wait", f"--timeout={self.COMMENT_WAIT_SECONDS}"]
+        return self.passthrough(req, "alice", args, stdin=body.encode("utf-8"))
 
     # -- runs and health --------------------------------------------------------------------
     @staticmethod

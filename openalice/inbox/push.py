@@ -121,7 +121,7 @@ def stamp_origin(workspace, *, env: Mapping[str, str] | None = None,
         return None
     origin: dict = {"kind": "headless", "runId": run_id, "resumeId": resume_id}
     trigger = task.get("trigger")
-    if isinstance(trigger, dict) and trigger.get("kind") == "issue":
+    if isinstance(trigger, dict) and trigger.get("kind") in ("issue", "comment"):
         if isinstance(trigger.get("issueId"), str):
             origin["issueId"] = trigger["issueId"]
         if isinstance(trigger.get("workspaceId"), str):
@@ -141,8 +141,11 @@ def summary_of(body: str) -> str | None:
 
 
 def push(body: str, *, workspace, origin: dict | None, now: datetime,
-         store: InboxStore | None = None, record_fact: bool = True) -> PushResult:
-    """Publish ``body`` to ``workspace``'s Inbox; returns the stored entry and its files."""
+         store: InboxStore | None = None, record_fact: bool = True,
+         question: dict | None = None) -> PushResult:
+    """Publish ``body`` to ``workspace``'s Inbox; returns the stored entry and its files.
+    ``question`` (``{workspaceId, issueId, commentId}``) marks a session's
+    question (``alice issue ask``), answered by ``alice inbox answer``."""
     check_body(body)
     store = store or InboxStore()
     refs = parse(body)
@@ -163,6 +166,8 @@ def push(body: str, *, workspace, origin: dict | None, now: datetime,
                  "workspaceLabel": workspace.label, "body": body, "fileRevisions": revisions}
         if origin is not None:
             entry["origin"] = origin
+        if question is not None:
+            entry["question"] = question
         return entry
 
     entry = store.append(build, now_ms=ts)

@@ -40,8 +40,8 @@ def listing(workspaces: list, now: datetime, *, status: str | None = None) -> di
     issues, invalid, states = [], [], []
     for ws, found in scan(workspaces):
         states.append(workspace_json(ws, found))
-        issues.extend(issue_json(i, now, workspace_id=ws.id) for i in found.issues
-                      if status is None or i.status == status)
+        issues.extend(with_deliveries(issue_json(i, now, workspace_id=ws.id), i)
+                      for i in found.issues if status is None or i.status == status)
         invalid.extend(invalid_json(i, ws.id) for i in found.invalid)
     return {"issues": issues, "invalid": invalid, "workspaces": states}
 
@@ -54,7 +54,8 @@ def board(workspaces: list, now: datetime) -> dict:
         states.append(workspace_json(ws, found))
         for issue in found.issues:
             columns[issue.status].append((PRIORITY_RANK[issue.priority], issue.id, ws.id,
-                                          issue_json(issue, now, workspace_id=ws.id)))
+                                          with_deliveries(issue_json(issue, now, workspace_id=ws.id),
+                                                          issue)))
         invalid.extend(invalid_json(i, ws.id) for i in found.invalid)
     return {
         "workspaces": states,
@@ -62,6 +63,30 @@ def board(workspaces: list, now: datetime) -> dict:
             columns[name], key=lambda row: row[:3])]} for name in STATUSES],
         "invalid": invalid,
     }
+
+
+def with_deliveries(data: dict, issue) -> dict:
+    """``data`` with ``deliveries: {unanswered, failed}`` when the issue has a
+    comments file (docs/conversations.md); a sidecar that cannot be read is
+    left to ``show`` and ``validate`` to report."""
+    path = Path(issue.path).parent / f"{issue.id}.comments.json"
+    try:
+        doc = fs.read_json(path, missing=None, max_bytes=64 * 1024 * 1024,
+                           root=Path(issue.path).parent.parent.parent)
+    except (OSError, AliceError):
+        return data
+    if not isinstance(doc, dict) or not isinstance(doc.get("comments"), list):
+        return data
+    counts = {"unanswered": 0, "failed": 0}
+    for comment in doc["comments"]:
+        delivery = comment.get("delivery") if isinstance(comment, dict) else None
+        state = delivery.get("state") if isinstance(delivery, dict) else None
+        if state == "pending":
+            counts["unanswered"] += 1
+        elif state == "failed":
+            counts["failed"] += 1
+    data["deliveries"] = counts
+    return data
 
 
 class Problem:

@@ -28,14 +28,16 @@ from openalice.core.errors import Conflict, InvalidInput
 
 from .reader import _root, find_issue_file
 
-__all__ = ["SIDECAR_VERSION", "MAX_COMMENT_CHARS", "COMMENT_ID_RE", "comments_path",
-           "list_comments", "add_comment", "check_sidecar", "new_comment_id"]
+__all__ = ["SIDECAR_VERSION", "MAX_COMMENT_CHARS", "COMMENT_ID_RE", "VIA_RE", "comments_path",
+           "list_comments", "add_comment", "check_sidecar", "new_comment_id", "read_sidecar",
+           "update_sidecar"]
 
 SIDECAR_VERSION = 1
 MAX_COMMENT_CHARS = 64 * 1024
 COMMENT_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}\Z")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 AUTHOR_RE = re.compile(r"(?:human|@resume-\S{1,200}|ws:[^\n]{1,120})\Z")
+VIA_RE = re.compile(r"[a-z][a-z0-9-]{0,31}\Z")   # the channel a comment came through: telegram, web...
 
 
 def comments_path(ws, issue_id: str) -> Path:
@@ -51,19 +53,49 @@ def new_comment_id() -> str:
 
 def list_comments(ws, issue_id: str) -> list[dict]:
     """The comments of an issue, oldest first ([] when there is no sidecar)."""
-    path = comments_path(ws, issue_id)
+    return read_sidecar(ws, issue_id)["comments"]
+
+
+def read_sidecar(ws, issue_id: str, path: Path | None = None) -> dict:
+    """The whole sidecar document (an empty one when there is no file)."""
+    path = path or comments_path(ws, issue_id)
     _refuse_symlink(path)
     doc = fs.read_json(path, missing=None, max_bytes=64 * 1024 * 1024, root=_root(ws))
     if doc is None:
-        return []
+        return {"version": SIDECAR_VERSION, "issueId": issue_id, "comments": []}
     check_sidecar(doc, path, issue_id)
-    return doc["comments"]
+    return doc
+
+
+def update_sidecar(ws, issue_id: str, change) -> dict:
+    """Read-modify-write the sidecar under its lock (``change(doc)`` returns
+    the new document; raising writes nothing)."""
+    path = comments_path(ws, issue_id)
+    _refuse_symlink(path)
+
+    def checked(doc: dict) -> dict:
+        check_sidecar(doc, path, issue_id)
+        return change(doc)
+
+    return fs.locked_update_json(path, checked, default=lambda: {
+        "version": SIDECAR_VERSION, "issueId": issue_id, "comments": []}, mode=0o644,
+        root=_root(ws), dir_mode=0o755)
 
 
 def add_comment(ws, issue_id: str, markdown: str, *, author: str, now: datetime,
-                comment_id: str | None = None, reply_to: str | None = None) -> tuple[dict, bool]:
+                comment_id: str | None = None, reply_to: str | None = None,
+                via: str | None = None, question: bool = False,
+                deliver: bool = True) -> tuple[dict, bool]:
     """Append one comment; returns ``(comment, created)``.  ``created`` is False
-    when ``comment_id`` was already there with the same text."""
+    when ``comment_id`` was already there with the same text.
+
+    A comment by someone other than the issue's session owner (or, for an
+    answer, the session that asked) gets ``delivery: {state: pending,
+    targetResumeId}`` and the pending marker (:mod:`.delivery`); nothing is
+    started here.  ``via`` names the channel (``telegram``, ``web``);
+    ``question`` marks a session's question (``alice issue ask``)."""
+    from . import delivery as deliveries  # lazy: only writers need it
+
     path = comments_path(ws, issue_id)
     _refuse_symlink(path)
     if not isinstance(markdown, str) or not markdown.strip():
@@ -90,10 +122,18 @@ def add_comment(ws, issue_id: str, markdown: str, *, author: str, now: datetime,
     if reply_to is not None and not COMMENT_ID_RE.match(reply_to):
         raise InvalidInput(f"replyTo {reply_to!r} is not a comment id", field="replyTo",
                            code="invalid_comment")
+    if via is not None and not (isinstance(via, str) and VIA_RE.match(via)):
+        raise InvalidInput(f"via {str(via)[:40]!r} must be a lowercase channel name (telegram, "
+                           "web...)", field="via", code="invalid_comment")
     markdown = markdown.replace("\r\n", "\n").strip("\n")
     record = {"id": comment_id, "author": author, "at": to_iso(now), "markdown": markdown}
     if reply_to is not None:
         record["replyTo"] = reply_to
+    if via is not None:
+        record["via"] = via
+    if question:
+        record["question"] = True
+    assignee = _assignee_of(ws, issue_id) if deliver else None
 
     def append(doc: dict) -> dict:
         check_sidecar(doc, path, issue_id)
@@ -106,6 +146,12 @@ def add_comment(ws, issue_id: str, markdown: str, *, author: str, now: datetime,
         if reply_to is not None and not any(c.get("id") == reply_to for c in doc["comments"]):
             raise InvalidInput(f"replyTo {reply_to!r}: no such comment on this issue", file=path,
                                field="replyTo", code="invalid_comment")
+        target = (deliveries.target_for(assignee, author, doc["comments"], reply_to)
+                  if deliver else None)
+        if target is not None:
+            record["delivery"] = {"state": "pending", "targetResumeId": target}
+            # The marker first: one left by a write that then fails only costs a look.
+            deliveries.mark_pending(ws.id, issue_id)
         doc["comments"].append(record)
         return doc
 
@@ -115,6 +161,7 @@ def add_comment(ws, issue_id: str, markdown: str, *, author: str, now: datetime,
             root=_root(ws), dir_mode=0o755)
     except _AlreadyThere as already:
         return already.comment, False
+    deliveries.journal_fact("comment.added", ws.id, issue_id, record, now=now)
     return record, True
 
 
@@ -139,6 +186,19 @@ def check_sidecar(doc: object, path: Path, issue_id: str) -> None:
         for key in ("id", "author", "at", "markdown"):
             if not isinstance(comment.get(key), str):
                 raise bad(f"comments/{i}/{key}", "is required and must be a string")
+
+
+def _assignee_of(ws, issue_id: str) -> str | None:
+    """The issue's assignee, or None when the file cannot be read as an issue
+    (the comment is still kept, with no delivery)."""
+    from openalice.core.errors import AliceError  # lazy: writers only
+
+    from .reader import load_issue
+
+    try:
+        return load_issue(ws, issue_id).assignee
+    except AliceError:
+        return None
 
 
 def _refuse_symlink(path: Path) -> None:

@@ -52,6 +52,8 @@ register_family("agent", (
 ))
 register_family("inbox", ("inbox.received",))
 register_family("news", ("news.ingested",))
+register_family("conversations", ("comment.added", "comment.delivered", "comment.replied",
+                                  "comment.failed"))
 register_family("harness", ("harness.upgraded", "harness.recovered", "harness.config.changed",
                              "harness.source.upgraded"))
 register_family("stickers", ("stickers.imported", "stickers.applied", "stickers.recovered"))

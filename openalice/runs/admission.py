@@ -41,11 +41,12 @@ if TYPE_CHECKING:  # annotations only (typing costs start-up time)
 
 __all__ = ["DEFAULT_CAPACITY", "CAPACITY_ENV", "FIRES", "Admissions", "admit", "release",
            "live_runs", "live_dir", "marker_path", "build_record", "admission_lock_path",
-           "default_capacity"]
+           "default_capacity", "COMMENT_FIRE", "is_issue_run"]
 
 DEFAULT_CAPACITY = 8
 CAPACITY_ENV = "OPENALICE_RUN_CAPACITY"
 FIRES = ("schedule", "run-now", "retry")
+COMMENT_FIRE = "comment"      # a comment turn (docs/conversations.md): never an issue run
 LOCK_TIMEOUT_SECONDS = 30.0
 _RETRYABLE = ("failed", "interrupted")
 
@@ -259,6 +260,43 @@ class Admissions:
         return record
 
 
+    def admit_turn(self, record: dict, *, capacity: int | None = None,
+                   claim: Any = None) -> dict:
+        """Admit a turn that is not an issue run (a comment turn): ``record``
+        names ``workspaceId``, ``issueId`` and ``resumeId``.  The same rule as
+        :meth:`admit` — one live run per issue, one turn per session, the
+        capacity — so a comment turn and the issue's scheduled runs never
+        overlap.  ``claim(record)`` runs after the record is stored and before
+        its marker (a failed claim removes nothing: the record, never
+        launched, reads as interrupted and blocks nobody once its marker is
+        gone)."""
+        if capacity is None:
+            capacity = default_capacity()
+        live = self.live()
+        workspace_id, issue_id = record["workspaceId"], record["issueId"]
+        owner_resume = record["resumeId"]
+        for marker in live:
+            if marker.get("workspaceId") == workspace_id and marker.get("issueId") == issue_id:
+                raise _already_running(workspace_id, issue_id, marker.get("taskId"))
+            if marker.get("resumeId") == owner_resume:
+                raise Busy(f"owner @{owner_resume} already has a running turn "
+                           f"({marker.get('taskId')})", code="owner_busy",
+                           details={"taskId": marker.get("taskId")})
+        latest = tasks.latest_task(workspace_id, issue_id)
+        if latest is not None and latest.get("status") == "running":
+            raise _already_running(workspace_id, issue_id, latest.get("taskId"))
+        if len(live) >= capacity:
+            raise Busy(f"{len(live)} runs are live (capacity {capacity})", code="capacity",
+                       details={"live": len(live), "capacity": capacity})
+        stored = tasks.create_task(record)
+        if claim is not None:
+            claim(stored)
+        marker = _marker_of(stored, owner_resume)
+        fs.atomic_write_json(marker_path(workspace_id, issue_id), marker, durable=False)
+        live.append({**marker, "task": stored})
+        return stored
+
+
 def _marker_of(record: dict, owner_resume: str | None) -> dict:
     marker = {"version": 1, "taskId": record["taskId"], "workspaceId": record["workspaceId"],
               "issueId": record["issueId"], "createdAt": record["createdAt"]}
@@ -279,6 +317,7 @@ def _admit_locked(live: list[dict], workspace_id: str, issue: Any, issue_id: Any
     if latest is not None and latest.get("status") == "running":
         raise _already_running(workspace_id, issue_id, latest.get("taskId"))
     if fire == "retry":
+        latest = tasks.latest_task(workspace_id, issue_id, predicate=is_issue_run)
         if latest is None or latest.get("status") not in _RETRYABLE:
             state = "no run yet" if latest is None else f"latest run {latest['taskId']} is {latest['status']}"
             raise Conflict(f"nothing to retry for {workspace_id}/{issue_id}: {state}",
@@ -305,6 +344,12 @@ def _admit_locked(live: list[dict], workspace_id: str, issue: Any, issue_id: Any
     fs.atomic_write_json(marker_path(workspace_id, issue_id), _marker_of(record, owner_resume),
                          durable=False)
     return record
+
+
+def is_issue_run(index_line: dict) -> bool:
+    """An index line of an issue run, not of a comment turn (health and retry
+    look at the issue's own runs)."""
+    return index_line.get("fire") != COMMENT_FIRE
 
 
 def _previous_of_owner(workspace_id: str, issue_id: str, resume_id: str) -> str | None:

@@ -41,7 +41,7 @@ from openalice.core.homes import openalice_home  # the plain-string form: no pat
 __all__ = ["CACHE_VERSION", "openalice_home", "cache_file", "lock_file", "registry_file",
            "heartbeat_file", "environment_key", "list_issue_files", "file_stat", "load_cache",
            "dump_cache", "decode_cache", "take_lock", "release_lock", "quick_scan", "write_heartbeat",
-           "read_heartbeat", "epoch_ms", "parse_now", "iso"]
+           "read_heartbeat", "epoch_ms", "parse_now", "iso", "comments_pending"]
 
 CACHE_VERSION = 2
 _held_fd: int | None = None
@@ -66,6 +66,17 @@ def heartbeat_file() -> str:
     last scan that ran (``alice doctor`` reads it to tell a timer that fires
     from one that is only installed)."""
     return os.path.join(openalice_home(), "state", "schedule", "heartbeat")
+
+
+def comments_pending() -> bool:
+    """Whether a comment waits for delivery (or a comment turn for settling):
+    a marker in ``state/conversations/pending`` (openalice.issues.delivery).
+    One listing of a directory that is usually empty or absent."""
+    try:
+        with os.scandir(os.path.join(openalice_home(), "state", "conversations", "pending")) as it:
+            return any(not entry.name.startswith(".") for entry in it)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
 
 
 def write_heartbeat(now_ms: int) -> None:

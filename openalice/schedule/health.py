@@ -174,7 +174,7 @@ def issue_health(ws: Any, issue: Any, *, now: datetime) -> dict:
             problem = "at: already fired"
     if cursor_error:
         problem = f"cursor unreadable: {cursor_error}"
-    latest = tasks.latest_task(ws.id, issue.id)
+    latest = tasks.latest_task(ws.id, issue.id, predicate=_issue_run)
     state, detail = owner_state(ws, issue)
     blocker = found = None
     if not getattr(issue, "is_terminal", False) and (latest or {}).get("status") != "running":
@@ -213,6 +213,12 @@ def issue_health(ws: Any, issue: Any, *, now: datetime) -> dict:
     return entry
 
 
+def _issue_run(index_line: dict) -> bool:
+    # A comment turn (fire "comment", docs/conversations.md) is not a run of the
+    # issue: its failure is a failed delivery, counted apart.
+    return index_line.get("fire") != "comment"
+
+
 def _when_dict(when: Any) -> dict:
     if isinstance(when, dict):
         return dict(when)
@@ -235,6 +241,7 @@ def health_report(*, now: datetime, workspaces: list | None = None, reader=None,
     issues_out: list[dict] = []
     invalid: list[dict] = []
     ws_out: list[dict] = []
+    deliveries: dict = {"unanswered": 0, "failed": 0, "failedComments": []}
     for ws in workspaces:
         try:
             issue_set = reader(ws)
@@ -252,6 +259,8 @@ def health_report(*, now: datetime, workspaces: list | None = None, reader=None,
                                             "reason": getattr(e, "reason", str(e))}
                                            for e in (bad.errors or ())]})
         for issue in issue_set.issues:
+            if issue_id is None or issue.id == issue_id:
+                _count_deliveries(ws, issue, deliveries)
             if not getattr(issue, "when", None) or (issue_id is not None and issue.id != issue_id):
                 continue
             issues_out.append(issue_health(ws, issue, now=now))
@@ -259,4 +268,30 @@ def health_report(*, now: datetime, workspaces: list | None = None, reader=None,
     for entry in issues_out:
         counts[entry["state"]] = counts.get(entry["state"], 0) + 1
     return {"now": clock.to_iso(now), "issues": issues_out, "counts": counts, "invalid": invalid,
-            "workspaces": ws_out}
+            "workspaces": ws_out, "deliveries": deliveries}
+
+
+def _count_deliveries(ws, issue, out: dict) -> None:
+    """Comment deliveries of one issue (docs/conversations.md): failed ones
+    need attention (retried only by ``alice issue redeliver``).  A sidecar
+    that cannot be read is left to ``alice issue validate`` to report."""
+    from openalice.core import fs  # lazy: only an issue with a comments file reads it
+
+    path = issue.path.parent / f"{issue.id}.comments.json"
+    if not path.exists():
+        return
+    try:
+        doc = fs.read_json(path, missing=None, max_bytes=64 * 1024 * 1024, root=ws.root)
+    except (OSError, AliceError):
+        return
+    listed = doc.get("comments") if isinstance(doc, dict) else None
+    for comment in listed if isinstance(listed, list) else ():
+        delivery = comment.get("delivery") if isinstance(comment, dict) else None
+        state = delivery.get("state") if isinstance(delivery, dict) else None
+        if state == "pending":
+            out["unanswered"] += 1
+        elif state == "failed":
+            out["failed"] += 1
+            out["failedComments"].append({"workspaceId": ws.id, "issueId": issue.id,
+                                          "commentId": str(comment.get("id")),
+                                          "error": str(delivery.get("error") or "")[:300]})

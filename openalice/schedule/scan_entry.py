@@ -1,6 +1,7 @@
 """The scan as the timer runs it: under the scan lock, the cache-only answer
 when nothing is due (:mod:`.fastpath`), else the full scanner (:mod:`.scan`),
-then the heartbeat.
+then the comments waiting for delivery (docs/conversations.md: only when a
+pending marker exists), then the heartbeat.
 
 This module is on the per-minute path: it imports only :mod:`.fastpath`; the
 full scanner, the clock module and the admission rule load only when needed.
@@ -60,6 +61,10 @@ def scan_report(*, dry_run: bool, now_text: str | None, capacity: int | None = N
 
             report = scan(now=now, dry_run=dry_run, capacity=capacity, lock_held=not dry_run,
                           cache=cache)
+        if not dry_run and fastpath.comments_pending():
+            from openalice.conversations import deliver_pending  # lazy: only when a comment waits
+
+            report["comments"] = deliver_pending(now=now, capacity=capacity)
         if not dry_run:
             _heartbeat(now_ms, warn)
         return report

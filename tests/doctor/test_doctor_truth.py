@@ -248,3 +248,21 @@ def test_a_logged_in_native_agent_is_ok(cli, workspace, bins, tight, tmp_path):
     assert login_finding.startswith("claude: logged in natively: `claude auth status --json`: logged in")
     assert findings(doc, "runtime") == [] and findings(doc, "schedule", "ok") == [
         "test-ws/job: ready (claude is logged in: `claude auth status --json`: logged in (claude.ai))"]
+
+
+def test_a_failed_comment_delivery_is_attention(cli, workspace, bins, tight):
+    import json
+
+    r = cli("alice", "issue", "create", "--title", "Talk", "--id", "talk", "--assignee",
+            "@resume-calm-amber-river-aaaaaa", cwd=workspace, env={"ALICE_NOW": T0})
+    assert r.returncode == 0, r
+    (workspace / ".alice" / "issues" / "talk.comments.json").write_text(json.dumps({
+        "version": 1, "issueId": "talk", "comments": [
+            {"id": "c-1", "author": "human", "at": T0, "markdown": "ping",
+             "delivery": {"state": "failed", "targetResumeId": "resume-calm-amber-river-aaaaaa",
+                          "taskId": "run-AAAAAAAA", "error": "not_logged_in: claude is not logged in",
+                          "failedAt": T0}}]}))
+    doc = doctor(cli, bins["agents"], bins["cron_on"])
+    [message] = findings(doc, "schedule", "attention")
+    assert "test-ws/talk: comment c-1 was not delivered: not_logged_in" in message
+    assert "alice issue redeliver c-1" in message and doc["ok"] is False

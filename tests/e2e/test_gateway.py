@@ -419,3 +419,17 @@ def test_open_hands_the_url_to_the_browser(home, tmp_path):
         # The one-time code, never the token (tests/e2e/test_serve_open.py samples /proc).
         url = opened.read_text()
         assert url.startswith(served.base + "/?code=") and served.token not in url
+
+
+def test_a_comment_posted_through_the_api_shows_in_the_thread(served, home):
+    r = served.post("/api/issues/notes/daily/comments", {"body": "From the page\n--json"})
+    assert r.status == 200, r
+    posted = conforms("issue-comment", r.json())
+    assert posted["comment"]["via"] == "web" and posted["comment"]["markdown"] == "From the page\n--json"
+    assert posted["delivery"] == "none"  # @new-then-resume before its first run: no session yet
+    thread = served.get("/api/issues/notes/daily/thread")
+    assert thread.status == 200, thread
+    doc = conforms("issue-thread", thread.json())
+    assert [c["id"] for c in doc["comments"]] == [posted["comment"]["id"]]
+    bad = served.post("/api/issues/notes/daily/comments", {"body": "x", "replyTo": "comment-nope"})
+    assert bad.status == 400 and conforms("error", bad.json())["error"]["code"] == "invalid_comment"

@@ -46,7 +46,7 @@ PINNED = {
         "core.fs.temps core.fs.writes core.homes core.locks core.paths core.records workspaces "
         "workspaces.access workspaces.registry",
     'alice issue list':
-        "cli.alice cli.alice_issue cli.alice_issue_args cli.alice_issue_text core.beneath "
+        "cli.alice cli.alice_issue cli.alice_issue_args cli.alice_issue_talk cli.alice_issue_text core.beneath "
         "core.clock core.colour core.cron core.flock core.frontmatter core.frontmatter.flow "
         "core.frontmatter.model core.frontmatter.parser core.frontmatter.quoted "
         "core.frontmatter.reader core.frontmatter.scalars core.frontmatter.values "
@@ -56,7 +56,7 @@ PINNED = {
         "issues.reader issues.schedule issues.views models models.ladder workspaces "
         "workspaces.access workspaces.registry",
     'alice issue list --json':
-        "cli.alice cli.alice_issue cli.alice_issue_args cli.alice_issue_text core.beneath "
+        "cli.alice cli.alice_issue cli.alice_issue_args cli.alice_issue_talk cli.alice_issue_text core.beneath "
         "core.clock core.cron core.flock core.frontmatter core.frontmatter.flow "
         "core.frontmatter.model core.frontmatter.parser core.frontmatter.quoted "
         "core.frontmatter.reader core.frontmatter.scalars core.frontmatter.values "
@@ -66,7 +66,7 @@ PINNED = {
         "issues.reader issues.schedule issues.views models models.ladder workspaces "
         "workspaces.access workspaces.registry",
     'alice issue show {ISSUE} --json':
-        "cli.alice cli.alice_issue cli.alice_issue_args cli.alice_issue_text core.beneath "
+        "cli.alice cli.alice_issue cli.alice_issue_args cli.alice_issue_talk cli.alice_issue_text core.beneath "
         "core.clock core.cron core.flock core.frontmatter core.frontmatter.flow "
         "core.frontmatter.model core.frontmatter.parser core.frontmatter.quoted "
         "core.frontmatter.reader core.frontmatter.scalars core.frontmatter.values "
@@ -76,7 +76,7 @@ PINNED = {
         "issues.declaration issues.reader issues.schedule issues.views models models.ladder "
         "workspaces workspaces.access workspaces.registry",
     'alice issue board --json':
-        "cli.alice cli.alice_issue cli.alice_issue_args cli.alice_issue_text core.beneath "
+        "cli.alice cli.alice_issue cli.alice_issue_args cli.alice_issue_talk cli.alice_issue_text core.beneath "
         "core.clock core.cron core.flock core.frontmatter core.frontmatter.flow "
         "core.frontmatter.model core.frontmatter.parser core.frontmatter.quoted "
         "core.frontmatter.reader core.frontmatter.scalars core.frontmatter.values "

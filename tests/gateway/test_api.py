@@ -67,6 +67,8 @@ ROUTE_ARGV = [
      ["issue", "show", "daily", "--workspace=notes", "--json"]),
     ("POST", "/api/issues/notes/daily/run-now", {}, "alice-schedule",
      ["run-now", "daily", "--workspace=notes", "--json"]),
+    ("GET", "/api/issues/notes/daily/thread", None, "alice",
+     ["issue", "thread", "daily", "--workspace=notes", "--json"]),
     ("GET", "/api/runs?limit=5&status=failed&workspace=notes&issue=daily&before=run-AbCdEf12", None,
      "alice-schedule", ["runs", "--json", "--limit=5", "--before=run-AbCdEf12", "--status=failed",
                         "--workspace=notes", "--issue=daily"]),
@@ -96,6 +98,22 @@ def test_each_route_runs_its_verb_with_separate_argv_items(fake, method, path, b
     r = fake.request(method, path, body)
     assert r.status == 200, r
     assert fake.runner.calls == [(tool, tuple(argv), None)]
+
+
+def test_a_comment_goes_with_its_body_on_stdin_and_waits_when_asked(fake):
+    r = fake.post("/api/issues/notes/daily/comments", {"body": "--json\n$(reboot)",
+                                                       "replyTo": "comment-1", "wait": True})
+    assert r.status == 200
+    tool, argv, stdin = fake.runner.calls[0]
+    assert tool == "alice" and stdin == b"--json\n$(reboot)"
+    assert argv == ("issue", "comment", "daily", "--workspace=notes", "--body-file=-", "--via=web",
+                    "--json", "--reply-to=comment-1", "--wait", "--timeout=90")
+    fake.runner.calls.clear()
+    assert fake.post("/api/issues/notes/daily/comments", {"body": "x"}).status == 200
+    assert "--wait" not in fake.runner.calls[0][1]
+    for bad in ({}, {"body": ""}, {"body": "x", "wait": "yes"}, {"body": "x", "other": 1},
+                {"body": "x" * (64 * 1024 + 1)}):
+        assert fake.post("/api/issues/notes/daily/comments", bad).status == 400, bad
 
 
 def test_issue_fields_go_as_flag_equals_value_and_the_body_on_stdin(fake):

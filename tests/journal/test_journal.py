@@ -35,6 +35,8 @@ def test_registered_families_match_the_contract():
                   "runtime.turn.error"),
         "inbox": ("inbox.received",),
         "news": ("news.ingested",),
+        "conversations": ("comment.added", "comment.delivered", "comment.replied",
+                          "comment.failed"),
         "harness": ("harness.upgraded", "harness.recovered", "harness.config.changed",
                     "harness.source.upgraded"),
         "stickers": ("stickers.imported", "stickers.applied", "stickers.recovered"),

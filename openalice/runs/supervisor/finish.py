@@ -138,8 +138,9 @@ class FinishSteps:
         return self.record
 
     def mark_issue_done(self) -> None:
-        """A one-shot (``at``) issue is done after its first successful run."""
-        if self.issue is None or not isinstance(self.issue.when, dict) or self.issue.when.get("kind") != "at":
+        """A one-shot (``at``) issue is done after its first successful run
+        (a comment turn is not a run of the issue)."""
+        if self.record.get("kind") == "comment" or self.issue is None or not isinstance(self.issue.when, dict) or self.issue.when.get("kind") != "at":
             return
         try:
             issues.mark_done(self.ws, self.issue_id)
