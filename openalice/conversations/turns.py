@@ -40,30 +40,19 @@ LAUNCH_MODES = ("detached", "inline", "none")
 def failure_of(record: dict, structured: dict | None = None) -> str:
     """Why a finished comment turn did not reply: the words a failed run shows.
 
-    The one place a delivery's ``error`` is made from a task record (the run
-    failure vocabulary, ``reason`` + ``detail``, when the record has them;
-    else its error, and the engine's last error block from ``structured``)."""
-    reason, detail = record.get("reason"), record.get("detail")
-    if isinstance(reason, str) and reason:
-        return f"{reason}: {detail}" if isinstance(detail, str) and detail else reason
-    status = record.get("status")
-    if status == "interrupted":
-        return f"the turn was interrupted ({record.get('interruptionReason') or 'unknown reason'})"
-    if record.get("error"):
-        return str(record["error"])
-    if record.get("killed"):
-        return f"stopped by the watchdog after {int(record.get('timeoutMs') or 0) // 1000}s"
-    errors = [b.get("message") for b in (structured or {}).get("blocks") or ()
-              if isinstance(b, dict) and b.get("type") == "error" and b.get("message")]
-    if errors:
-        return str(errors[-1])[:1000]
-    if record.get("signal"):
-        return f"the agent was killed by {record['signal']}"
-    if record.get("exitCode"):
-        return f"the agent exited with code {record['exitCode']}"
-    if status == "done":
+    The one place a delivery's ``error`` is made from a task record: the run
+    failure vocabulary (:mod:`openalice.runs.reasons`: ``code: words (detail) —
+    next step``); a turn that ended ``done`` without a final text says so."""
+    from openalice.runs import reasons  # lazy: only a failed delivery needs the failure words
+
+    code, detail = reasons.from_record(record)
+    if code is None and record.get("status") == "done":
         return "the turn ended without a reply (no final assistant text)"
-    return "the agent reported a failure"
+    if code is None:
+        errors = [b.get("message") for b in (structured or {}).get("blocks") or ()
+                  if isinstance(b, dict) and b.get("type") == "error" and b.get("message")]
+        code, detail = "agent_error", (str(errors[-1])[:200] if errors else None)
+    return f"{code}: {reasons.describe(code, detail, record.get('agent'))}"
 
 
 def build_record(ws, issue_id: str, comment: dict, issue: Any, *, now: datetime) -> dict:

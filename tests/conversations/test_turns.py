@@ -87,10 +87,12 @@ def test_a_failed_turn_says_why_and_is_retried_only_on_request(ws, standins):
 
 
 def test_failure_of_prefers_the_reason_vocabulary():
-    assert conversations.failure_of({"status": "failed", "reason": "not_logged_in",
-                                     "detail": "claude: not logged in"}) == \
-        "not_logged_in: claude: not logged in"
-    assert conversations.failure_of({"status": "failed", "error": "no such agent"}) == "no such agent"
+    said = conversations.failure_of({"status": "failed", "agent": "claude", "reason": "not_logged_in",
+                                     "detail": "Not logged in · Please run /login"})
+    assert said.startswith("not_logged_in: ") and "(Not logged in · Please run /login)" in said
+    assert "claude" in said.split("—", 1)[1], "the next step names the agent's own login"
+    launch = conversations.failure_of({"status": "failed", "processStarted": False, "error": "no such agent"})
+    assert launch.startswith("launch_failed: ") and "no such agent" in launch
     assert "interrupted" in conversations.failure_of({"status": "interrupted",
                                                       "interruptionReason": "supervisor_exited"})
     assert "without a reply" in conversations.failure_of({"status": "done"})
