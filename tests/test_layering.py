@@ -38,6 +38,7 @@ ALLOWED = {
     "issues": {"agents", "credentials", "models", "sessions"},
     "journal": set(),
     "managed": set(),
+    "manager": {"agents", "sessions", "workspaces"},
     "models": set(),
     "preferences": {"agents", "credentials", "models"},
     "runs": {"agents", "issues", "journal", "sessions", "workspaces"},
