@@ -38,7 +38,7 @@ examples:
   printf '%s' "$KEY" | alice credential add ds-1 --vendor deepseek
   alice settings set --agent pi --credential ds-1 --model deepseek-v4-pro --default
   alice session new && alice session list
-  alice chat                                  # talk to the workspace's agent
+  alice chat                                  # talk to the agent of this workspace
   alice doctor
   alice issue create --title 'Daily report' --every 24h --body 'Summarize the day'
   alice issue board

@@ -29,13 +29,13 @@ def register(sub, common) -> None:
                  examples="  alice manager open --new                     # claude, native login\n"
                           "  alice manager open --new --agent codex --model gpt-5.5\n"
                           "  alice manager open resume-calm-amber-river-abcdef")
-    p.add_argument("resume_id", metavar="RESUME_ID", nargs="?", help="a manager session (see 'alice manager list')")
+    p.add_argument("words", nargs="*", metavar="RESUME_ID [-- EXTRA_ARGS]",
+                   help="a manager session (see 'alice manager list'); after --, arguments for the CLI")
     p.add_argument("--new", action="store_true", help="create a new manager session")
     p.add_argument("--agent", help="with --new: claude (default), codex, opencode or pi")
     _credential_args(p)
     p.add_argument("--model", help="with --new: model id")
     p.add_argument("--effort", help="with --new: reasoning effort")
-    p.add_argument("extra", nargs="*", metavar="-- EXTRA_ARGS", help="passed to the CLI after its own flags")
 
     add_verb(verbs, "list", cmd_list, common=common, help="list the manager's sessions",
              examples="  alice manager list --json")

@@ -61,9 +61,10 @@ def register(sub, common) -> None:
                  examples="  alice session open resume-calm-amber-river-abcdef\n"
                           "  alice session open --new --agent codex --model gpt-5.5\n"
                           "  alice session open --new -- --verbose        # extra arguments for the CLI\n"
-                          "  alice chat                                   # the workspace's default session")
+                          "  alice chat                                   # the default session of the workspace")
     _workspace_arg(p)
-    p.add_argument("resume_id", metavar="RESUME_ID", nargs="?", help="the session (see 'alice session list')")
+    p.add_argument("words", nargs="*", metavar="RESUME_ID [-- EXTRA_ARGS]",
+                   help="the session (see 'alice session list'); after --, arguments for the CLI")
     p.add_argument("--new", action="store_true", help="create a new session (interactive preferences decide "
                                                       "what --agent/--credential/--model/--effort leave open)")
     p.add_argument("--agent", help="with --new: claude, codex, opencode or pi")
@@ -71,7 +72,6 @@ def register(sub, common) -> None:
     p.add_argument("--model", help="with --new: model id")
     p.add_argument("--effort", help="with --new: reasoning effort")
     p.add_argument("--name", help="with --new: display name")
-    p.add_argument("extra", nargs="*", metavar="-- EXTRA_ARGS", help="passed to the CLI after its own flags")
 
     p = add_verb(verbs, "list", cmd_list, common=common, help="list the workspace's sessions",
                  examples="  alice session list\n  alice session list --json")
@@ -287,15 +287,16 @@ def cmd_rename(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def split_extra(args) -> None:
-    """Everything after ``--`` goes to the CLI; argparse would hand its first word to RESUME_ID."""
+    """``words`` into ``resume_id`` (before ``--``, at most one) and ``extra`` (after ``--``: the CLI's)."""
     raw = getattr(args, "raw_args", None) or []
-    if "--" not in raw:
-        return
-    cut = raw.index("--")
-    args.extra = raw[cut + 1:]
-    before = [a for a in raw[:cut] if not a.startswith("-")]
-    if args.resume_id is not None and args.resume_id not in before[2:]:
-        args.resume_id = None
+    words = list(args.words)
+    extra = raw[raw.index("--") + 1:] if "--" in raw else []
+    ours = words[:len(words) - len(extra)]
+    if len(ours) > 1:
+        raise UsageError(f"unexpected argument {ours[1]!r}: arguments for the CLI go after --",
+                         field="EXTRA_ARGS", code="usage")
+    args.resume_id = ours[0] if ours else None
+    args.extra = extra
 
 
 def _refuse_frozen_flags(args) -> None:

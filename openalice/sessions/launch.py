@@ -214,8 +214,8 @@ def open_new(ws: Any, *, surface: str = "interactive", agent: str | None = None,
              display_name: str | None = None, now: datetime) -> Any:
     """A new session for ``alice session open --new``: explicit choices, then the workspace's
     interactive preferences (fixed, else recent), frozen with ``bornOn: interactive``."""
-    from .resolve import resolve_binding
-    from .store import create_session
+    from .resolve import resolve_binding  # lazy: only a new session resolves preferences
+    from .store import create_session  # lazy: as above
 
     resolved = resolve_binding(ws, surface="interactive", agent=agent, credential=credential,
                                native_credential=native_credential, model=model, effort=effort)
@@ -236,9 +236,9 @@ def chat_session(ws: Any, *, now: datetime) -> tuple[Any, bool]:
     new one on first use.  A changed default therefore starts a new chat; the
     old one stays openable by its id.
     """
-    from .native import session_state
-    from .resolve import resolve_binding
-    from .store import create_session, list_sessions, make_binding
+    from .native import session_state  # lazy: only chat looks for its default session
+    from .resolve import resolve_binding  # lazy: as above
+    from .store import create_session, list_sessions, make_binding  # lazy: as above
 
     resolved = resolve_binding(ws, surface="interactive")
     wanted = make_binding(resume_id="resume-probe", agent=resolved["agent"], credential=resolved["credential"],

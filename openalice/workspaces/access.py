@@ -40,7 +40,6 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from openalice.core import tty
 from openalice.core.errors import Forbidden, OperationalError
 from openalice.core.records import record_class
 
@@ -171,7 +170,9 @@ def authorize_write(caller: Caller, target: Workspace | str | None, *, scope: st
                                      "hint": "a person does that outside headless runs"})
         return Access("run", target_id)
     if caller.manager and scope == "issues":
-        return _manager_approval(caller.manager, target_id, change, confirm or tty.confirm)
+        if confirm is None:
+            from openalice.core.tty import confirm  # lazy: only a manager session's write asks the terminal
+        return _manager_approval(caller.manager, target_id, change, confirm)
     if approve and not caller.attended:
         raise Forbidden("--approve needs an attended terminal, but stdin is not a terminal",
                         code="approve_refused")
