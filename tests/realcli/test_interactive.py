@@ -81,7 +81,7 @@ class Session:
 
     def numbers(self, prompt: str) -> list[int]:
         """The turn numbers the fake server gave the model requests that carry ``prompt``."""
-        return [r["n"] for r in self.server.model_requests if prompt in json.dumps(r.get("body"))[-4000:]]
+        return [r["n"] for r in self.server.model_requests if prompt in json.dumps(r.get("body"))]
 
     def replied(self, term: Terminal, prompt: str, since: int) -> bool:
         import time
