@@ -39,6 +39,7 @@ ALLOWED = {
     "issues": {"agents", "credentials", "journal", "models", "sessions"},
     "journal": set(),
     "managed": set(),
+    "manager": {"agents", "sessions", "workspaces"},
     "models": set(),
     "preferences": {"agents", "credentials", "models"},
     "runs": {"agents", "issues", "journal", "sessions", "workspaces"},

@@ -17,7 +17,7 @@ import importlib
 _EXPORTS = {
     **{name: "base" for name in (
         "MODES", "SESSION_KEY_VAR", "STRIPPED_ENV", "STRIPPED_PREFIXES", "Access", "Adapter", "Capabilities",
-        "Projection", "child_env", "compose_path", "run_path", "shims_dir")},
+        "Projection", "check_native_id", "child_env", "compose_path", "run_path", "shims_dir")},
     "WORKSPACE_BIN": "shims",
     **{name: "registry" for name in ("BUILTIN", "builtin_names", "get_adapter", "is_known", "known_agents")},
 }

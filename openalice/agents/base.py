@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # annotations only (typing costs start-up time)
 __all__ = [
     "MODES", "Capabilities", "Projection", "Access", "Adapter", "binding_fields", "shims_dir",
     "compose_path", "run_path", "child_env", "STRIPPED_ENV", "STRIPPED_PREFIXES", "SESSION_KEY_VAR",
-    "ANY_WIRE", "MINIMAX_POLICY",
+    "ANY_WIRE", "MINIMAX_POLICY", "check_native_id",
 ]
 
 MODES = ("headless", "interactive")
@@ -75,6 +75,7 @@ class Projection:
     env: dict[str, str]
     stdin: bytes | None = None
     files: tuple[str, ...] = field(default=())  # non-secret config written into run_dir
+    secret_names: tuple[str, ...] = field(default=())  # the variables of env that carry a secret
 
 
 @record_class(frozen=True)
@@ -254,7 +255,7 @@ class Adapter:
                                field="agent", code="agent_mismatch")
         effort = self.check_effort(fields.get("reasoningEffort"))
         if native_session_id is not None:
-            _check_native_id(native_session_id)
+            check_native_id(native_session_id)
             if not self.capabilities.resume:
                 raise InvalidInput(f"{self.name} cannot resume a session", field="resume", code="no_resume")
         if mode == "headless" and not prompt:
@@ -272,7 +273,7 @@ class Adapter:
         env = child_env(os.environ if base_env is None else base_env, run_env, extra=extra_env,
                         secret_env=secret_env, strip=self.credential_env if access.vault else (),
                         workspace=ws)
-        return Projection(argv=argv, env=env, stdin=stdin, files=tuple(files))
+        return Projection(argv=argv, env=env, stdin=stdin, files=tuple(files), secret_names=tuple(sorted(secret_env)))
 
     def _build(self, *, mode: str, fields: dict, access: Access, model: str | None, effort: str | None,
                prompt: str, native_session_id: str | None, workspace: Path, base_env: Mapping[str, str],
@@ -283,8 +284,9 @@ class Adapter:
         return {"name": self.name, "kind": "builtin", "capabilities": self.capabilities.to_dict()}
 
 
-def _check_native_id(value: str) -> None:
+def check_native_id(value: Any, *, field: str = "native_session_id") -> str:
+    """An engine's own session id as it may travel in argv: printable, no leading '-', <= 256 characters."""
     if (not isinstance(value, str) or not value or len(value) > 256 or value.startswith("-")
             or any(ord(c) < 33 for c in value)):
-        raise InvalidInput(f"invalid native session id {value!r}", field="native_session_id",
-                           code="bad_native_session_id")
+        raise InvalidInput(f"invalid native session id {value!r}", field=field, code="bad_native_session_id")
+    return value

@@ -161,6 +161,7 @@ def dispatch(tool: Tool, args: list[str], *, json_mode: bool) -> int:
         from ._parsers import parse_args  # lazy: argparse only for help, errors and unusual forms
 
         ns = parse_args(tool, module, args)
+    ns.raw_args = list(args)  # what came after `--` is the verb's to read (alice session open -- ARGS)
     ctx = Context(prog=tool.name, json=json_mode, now_override=getattr(ns, "now", None))
     handler = getattr(ns, "handler", None)
     if handler is None:

@@ -15,7 +15,9 @@ commands:
   issue        create, list, show, update, comment on, validate issues; the board
   inbox        publish and read Inbox reports (the verbs of alice-inbox)
   journal      read the activity journal: pages, --after-seq, --follow
-  session      create, list, show and replace sessions (frozen runtime bindings)
+  session      create, list, show, replace and open sessions (frozen runtime bindings)
+  chat         open the workspace's default session in this terminal
+  manager      the Workspace Manager: attended sessions across workspaces
   settings     show and set workspace runtime preferences (.alice/settings.json)
   credential   add, list and remove provider credentials (the vault)
   models       show model semantics (limits, reasoning, efforts)
@@ -39,6 +41,7 @@ examples:
   printf '%s' "$KEY" | alice credential add ds-1 --vendor deepseek
   alice settings set --agent pi --credential ds-1 --model deepseek-v4-pro --default
   alice session new && alice session list
+  alice chat                                  # talk to the agent of this workspace
   alice doctor
   alice issue create --title 'Daily report' --every 24h --body 'Summarize the day'
   alice issue board
@@ -57,6 +60,8 @@ TOOL = Tool(
         "inbox": "openalice.cli.alice_inbox",
         "journal": "openalice.cli.alice_journal",
         "session": "openalice.cli.alice_session",
+        "chat": "openalice.cli.alice_session",
+        "manager": "openalice.cli.alice_manager",
         "settings": "openalice.cli.alice_settings",
         "credential": "openalice.cli.alice_credential",
         "models": "openalice.cli.alice_models",

@@ -179,10 +179,12 @@ def cmd_create(args: argparse.Namespace, ctx: Context) -> int:
     from openalice.issues import store, views  # lazy: verb handler
 
     ws = workspaces.resolve(args.workspace)
-    access = workspaces.authorize_write(workspaces.Caller.of_process(), ws, scope="issues",
-                                        approve=args.approve)
     fields = alice_issue_args.fields(args, ctx)
     body = _read_body(args) or ""
+    access = workspaces.authorize_write(workspaces.Caller.of_process(), ws, scope="issues",
+                                        approve=args.approve,
+                                        change=alice_issue_text.change_summary("create", args.issue_id, fields,
+                                                                               body))
     now = ctx.now()
     issue = store.create(ws, fields, body, issue_id=args.issue_id, now=now)
     commit = access.commit(ws, [issue.path], f"issue({issue.id}): create via alice (approved)")
@@ -198,13 +200,15 @@ def cmd_update(args: argparse.Namespace, ctx: Context) -> int:
     from openalice.issues import store, views  # lazy: verb handler
 
     ws = workspaces.resolve(args.workspace)
-    access = workspaces.authorize_write(workspaces.Caller.of_process(), ws, scope="issues",
-                                        approve=args.approve)
     fields = alice_issue_args.fields(args, ctx)
     body = _read_body(args)
     if not fields and body is None and not args.unset:
         raise UsageError("nothing to change: give a field flag, --body or --unset FIELD",
                          code="usage", details={"hint": "see 'alice issue update --help'"})
+    access = workspaces.authorize_write(workspaces.Caller.of_process(), ws, scope="issues",
+                                        approve=args.approve,
+                                        change=alice_issue_text.change_summary("update", args.id, fields, body,
+                                                                               unset=args.unset))
     now = ctx.now()
     issue, changed = store.update(ws, args.id, fields, unset=args.unset, body=body, now=now)
     commit = None

@@ -109,12 +109,15 @@ def cmd_comment(args: argparse.Namespace, ctx: Context) -> int:
 
     from . import alice_issue_args
 
-    ws = workspaces.resolve(args.workspace)
-    access = workspaces.authorize_write(workspaces.Caller.of_process(), ws, scope="issues",
-                                        approve=args.approve)
     from openalice import conversations  # lazy: verb handler
 
+    from .alice_issue_text import change_summary
+
+    ws = workspaces.resolve(args.workspace)
     markdown = _read_body(args)
+    access = workspaces.authorize_write(workspaces.Caller.of_process(), ws, scope="issues",
+                                        approve=args.approve,
+                                        change=change_summary("comment", args.id, {}, markdown))
     now = ctx.now()
     author = alice_issue_args.author(ws)
     conversations.check_target(ws, args.id, author=author, reply_to=args.reply_to)

@@ -184,3 +184,20 @@ def _deliveries_note(issue: dict) -> str:
 def _one_line(text: str, limit: int = 60) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def change_summary(action: str, issue_id: str | None, fields: dict, body: str | None, *,
+                   unset: list | None = None) -> str:
+    """One line naming an issue write, for the person asked to approve it (manager sessions)."""
+    target = f"issue {issue_id}" if issue_id else "a new issue"
+    parts = []
+    if fields.get("title"):
+        parts.append(f"title {_one_line(str(fields['title']), 80)!r}")
+    other = sorted(k for k in fields if k != "title")
+    if other:
+        parts.append("fields " + ", ".join(other))
+    if unset:
+        parts.append("unset " + ", ".join(unset))
+    if body:
+        parts.append(f"{'text' if action == 'comment' else 'body'} {_one_line(body, 120)!r}")
+    return f"{action} {target}" + (f": {'; '.join(parts)}" if parts else "")

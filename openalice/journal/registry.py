@@ -47,7 +47,7 @@ def all_types() -> list[str]:
 
 
 register_family("agent", (
-    "session.born", "runtime.started", "runtime.stopped", "runtime.spawn_failed",
+    "session.born", "session.opened", "session.closed", "runtime.started", "runtime.stopped", "runtime.spawn_failed",
     "runtime.rejected", "runtime.turn.text", "runtime.turn.tool", "runtime.turn.error",
 ))
 register_family("inbox", ("inbox.received",))

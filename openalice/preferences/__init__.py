@@ -5,7 +5,7 @@ Secret-free creation defaults per surface (``interactive``, ``headless``)::
     {"version": 1,
      "runtime": {"headless": {"defaultAgent": "codex",
                               "agents": {"codex": PREF},                 # fixed, set by a person
-                              "recent": {"agent": "pi", "agents": {"pi": PREF}}},   # record_recent (no launch calls it yet)
+                              "recent": {"agent": "pi", "agents": {"pi": PREF}}},   # record_recent: every launch writes it
                  "interactive": {...}}}
 
     PREF = {"accessMode": "native", "model"?, "reasoningEffort"?}

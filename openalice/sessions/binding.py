@@ -15,6 +15,9 @@ if TYPE_CHECKING:  # annotations only (typing costs start-up time)
 
 VERSION = 1
 MAX_DISPLAY_NAME = 120
+#: Where a session was born: a scheduled (headless) run, ``alice session open``/``chat``
+#: (interactive), or the Workspace Manager.  A fact of birth, written once, never compared.
+SURFACES = ("headless", "interactive", "manager")
 
 
 ADJECTIVES = ("calm", "brave", "bright", "clever", "eager", "gentle", "happy", "jolly", "keen", "kind",
@@ -41,6 +44,7 @@ class SessionBinding:
     reasoning_effort: str | None = None
     display_name: str | None = None
     created_at: str | None = None
+    born_on: str | None = None        # one of SURFACES; None for files older than the field
 
     # The contract's camelCase names.
     @property
@@ -74,6 +78,8 @@ class SessionBinding:
             out["displayName"] = self.display_name
         if self.created_at:
             out["createdAt"] = self.created_at
+        if self.born_on:
+            out["bornOn"] = self.born_on
         return out
 
     def to_dict(self) -> dict:
@@ -81,7 +87,8 @@ class SessionBinding:
         out: dict[str, Any] = {"resumeId": self.resume_id, "agent": self.agent,
                                "credential": dict(self.credential)}
         for key, value in (("model", self.model), ("reasoningEffort", self.reasoning_effort),
-                           ("displayName", self.display_name), ("createdAt", self.created_at)):
+                           ("displayName", self.display_name), ("createdAt", self.created_at),
+                           ("bornOn", self.born_on)):
             if value:
                 out[key] = value
         return out
@@ -157,7 +164,7 @@ def _display_name(value: Any, *, file: object = None) -> str | None:
 
 def make_binding(*, resume_id: str, agent: str, credential: Any = None, model: str | None = None,
                  effort: str | None = None, display_name: str | None = None, created_at: str | None = None,
-                 file: object = None) -> SessionBinding:
+                 born_on: str | None = None, file: object = None) -> SessionBinding:
     """Validate the fields of a binding (shape only; not whether the agent or credential exist)."""
     from openalice import models  # lazy: only once a binding is read or made (session start-up)
     from openalice.preferences import validate_agent_name  # lazy: likewise
@@ -176,6 +183,9 @@ def make_binding(*, resume_id: str, agent: str, credential: Any = None, model: s
             models.check_effort(effort)
         except InvalidInput as exc:
             raise InvalidInput(exc.message, field="reasoningEffort", file=file, code="bad_effort") from None
+    if born_on is not None and born_on not in SURFACES:
+        raise InvalidInput(f"bornOn must be one of {', '.join(SURFACES)}", field="bornOn", file=file,
+                           code="bad_binding")
     return SessionBinding(resume_id=resume_id, agent=agent, credential=cred, model=model,
                           reasoning_effort=effort, display_name=_display_name(display_name, file=file),
-                          created_at=created_at)
+                          created_at=created_at, born_on=born_on)

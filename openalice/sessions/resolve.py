@@ -18,7 +18,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only (typing costs start-up time)
     from typing import Any
 
-__all__ = ["resolve_binding"]
+__all__ = ["resolve_binding", "remember_recent"]
 
 
 def _same_credential(credential: Mapping[str, Any], pref: Mapping[str, Any]) -> bool:
@@ -99,3 +99,12 @@ def resolve_binding(ws, *, surface: str = "headless", agent: str | None = None, 
     adapter.check_effort(out.get("reasoningEffort"))
     out["sources"] = sources
     return out
+
+
+def remember_recent(ws, binding: Any, *, surface: str) -> dict:
+    """A launch's secret-free tuple (agent, credential slug or native, model, effort) as the
+    workspace's ``recent`` choice for ``surface``; the fixed preferences are never touched."""
+    from openalice import preferences  # lazy: only a launch writes the workspace's settings
+
+    return preferences.record_recent(ws, surface=surface, agent=binding.agent, credential=binding.credential,
+                                     model=binding.model, effort=binding.reasoning_effort)

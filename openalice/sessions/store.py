@@ -36,8 +36,7 @@ if TYPE_CHECKING:  # annotations only (typing costs start-up time)
 __all__ = [
     "SessionBinding", "BindingConflict", "new_resume_id", "check_resume_id", "sessions_dir", "session_path",
     "normalize_credential", "make_binding", "create_session", "load_session", "list_sessions",
-    "ensure_session", "replace_binding", "rename_session", "record_native_session", "native_session_id",
-    "KEEP", "ADJECTIVES", "MATERIALS", "NOUNS",
+    "ensure_session", "replace_binding", "rename_session", "KEEP", "ADJECTIVES", "MATERIALS", "NOUNS",
 ]
 
 MAX_FILE_BYTES = 64 * 1024
@@ -51,19 +50,19 @@ class BindingConflict(Unavailable):
 
 
 def _root(ws) -> Path:
+    """The directory every session file is reached below (a workspace's root, or the manager's home)."""
     return Path(ws.root if hasattr(ws, "root") else ws)
 
 
 def sessions_dir(ws) -> Path:
-    return _root(ws) / ".alice" / "sessions"
+    """``<workspace>/.alice/sessions``; a home that keeps its sessions elsewhere (the Workspace
+    Manager's) names the directory as its ``sessions_path``."""
+    own = getattr(ws, "sessions_path", None)
+    return Path(own) if own is not None else _root(ws) / ".alice" / "sessions"
 
 
 def session_path(ws, resume_id: str) -> Path:
     return sessions_dir(ws) / f"{check_resume_id(resume_id)}.json"
-
-
-def _native_path(ws, resume_id: str) -> Path:
-    return sessions_dir(ws) / "native" / f"{check_resume_id(resume_id)}.json"
 
 
 def _parse(data: Any, path: Path) -> SessionBinding:
@@ -72,7 +71,8 @@ def _parse(data: Any, path: Path) -> SessionBinding:
     if data.get("version") != VERSION:
         raise InvalidInput(f"unsupported version {data.get('version')!r}", file=path, field="version",
                            code="bad_binding")
-    unknown = set(data) - {"version", "resumeId", "agent", "ai", "displayName", "createdAt", "replacedAt"}
+    unknown = set(data) - {"version", "resumeId", "agent", "ai", "displayName", "createdAt", "replacedAt",
+                           "bornOn"}
     if unknown:
         raise InvalidInput("unknown key", file=path, field=sorted(unknown)[0], code="bad_binding")
     ai = data.get("ai")
@@ -89,7 +89,8 @@ def _parse(data: Any, path: Path) -> SessionBinding:
         clock.parse_instant(created, field="createdAt", file=path)
     return make_binding(resume_id=data["resumeId"], agent=data.get("agent"), credential=ai.get("credential"),
                         model=ai.get("model"), effort=ai.get("reasoningEffort"),
-                        display_name=data.get("displayName"), created_at=created, file=path)
+                        display_name=data.get("displayName"), created_at=created, born_on=data.get("bornOn"),
+                        file=path)
 
 
 def _read(path: Path, root: Path) -> SessionBinding | None:
@@ -166,15 +167,18 @@ def _journal_born(ws, binding: SessionBinding, now: datetime | None) -> None:
         payload["model"] = binding.model
     if binding.reasoning_effort:
         payload["reasoningEffort"] = binding.reasoning_effort
+    if binding.born_on:
+        payload["bornOn"] = binding.born_on
     journal.record("session.born", payload, now=now)
 
 
 def create_session(ws, *, agent: str, credential: Any = None, model: str | None = None,
                    effort: str | None = None, display_name: str | None = None, now: datetime,
-                   rng: Any = None) -> SessionBinding:
-    """A new session with a fresh id and its binding frozen on disk."""
+                   rng: Any = None, born_on: str | None = None) -> SessionBinding:
+    """A new session with a fresh id and its binding frozen on disk (``born_on``: its surface)."""
     binding = make_binding(resume_id=new_resume_id(rng), agent=agent, credential=credential, model=model,
-                           effort=effort, display_name=display_name, created_at=clock.to_iso(now))
+                           effort=effort, display_name=display_name, created_at=clock.to_iso(now),
+                           born_on=born_on)
     _validate_runtime(binding)
     fs.ensure_dir(sessions_dir(ws), 0o755, root=_root(ws))
     for _ in range(64):
@@ -224,7 +228,7 @@ def replace_binding(ws, resume_id: str, *, credential: Any = KEEP, model: Any = 
             credential=current.credential if credential is KEEP else credential,
             model=current.model if model is KEEP else model,
             effort=current.reasoning_effort if effort is KEEP else effort,
-            display_name=current.display_name, created_at=current.created_at)
+            display_name=current.display_name, created_at=current.created_at, born_on=current.born_on)
         _validate_runtime(new)
         doc = new.to_file()
         if now is not None:
@@ -249,29 +253,3 @@ def rename_session(ws, resume_id: str, display_name: str | None) -> SessionBindi
             doc["displayName"] = name
         fs.atomic_write_json(path, doc, root=root, dir_mode=0o755)
         return replace(current, display_name=name)
-
-
-def record_native_session(ws, resume_id: str, native_session_id: str, now: datetime) -> dict:
-    """Remember the engine's own session id for resume (beside, not inside, the binding)."""
-    binding = load_session(ws, resume_id)
-    if (not isinstance(native_session_id, str) or not native_session_id or len(native_session_id) > 256
-            or any(ord(c) < 33 for c in native_session_id) or native_session_id.startswith("-")):
-        raise InvalidInput(f"invalid native session id {native_session_id!r}", field="nativeSessionId",
-                           code="bad_native_session_id")
-    record = {"version": 1, "resumeId": resume_id, "agent": binding.agent, "nativeSessionId": native_session_id,
-              "recordedAt": clock.to_iso(now)}
-    path = _native_path(ws, resume_id)
-    root = _root(ws)
-    fs.ensure_dir(path.parent, 0o755, root=root)
-    with fs.locked_file(path, root=root, dir_mode=0o755):
-        fs.atomic_write_json(path, record, mode=0o644, root=root, dir_mode=0o755)
-    return record
-
-
-def native_session_id(ws, resume_id: str) -> str | None:
-    data = fs.read_json(_native_path(ws, resume_id), missing=None, max_bytes=MAX_FILE_BYTES,
-                        root=_root(ws))
-    if not isinstance(data, dict):
-        return None
-    value = data.get("nativeSessionId")
-    return value if isinstance(value, str) and value else None

@@ -24,6 +24,14 @@ The rule:
 
 ``approve`` always claims that a person is at a terminal: without one it is
 refused (``approve_refused``), whatever the target.
+
+* **Inside a Workspace Manager session** (``alice manager open`` set
+  ``ALICE_MANAGER_SESSION``) a process belongs to no single workspace, yet it
+  is never "outside every workspace": each write of a workspace's issues is
+  shown to the person on the controlling terminal (``/dev/tty``, never stdin)
+  and happens only on their yes; the change is then committed in the target
+  workspace with a message naming the manager session.  No terminal, or a no:
+  ``approval_refused`` (exit 4), nothing written.
 """
 
 from __future__ import annotations
@@ -37,7 +45,10 @@ from openalice.core.records import record_class
 
 from .registry import RunEnvironment, Workspace, find, run_environment
 
-__all__ = ["SCOPES", "Caller", "Access", "authorize_write", "git_commit"]
+__all__ = ["SCOPES", "Caller", "Access", "authorize_write", "git_commit", "MANAGER_ENV"]
+
+#: Set by ``alice manager open`` in the manager session's child: the session's resumeId.
+MANAGER_ENV = "ALICE_MANAGER_SESSION"
 
 #: What a write touches: a workspace's issues (the approval rule applies), any
 #: other workspace-owned state, the machine's credential vault, or other
@@ -59,6 +70,7 @@ class Caller:
     run: RunEnvironment | None = None
     cwd: str | None = None
     attended: bool = False
+    manager: str | None = None        # the Workspace Manager session this process runs in
 
     @classmethod
     def of_process(cls, *, env: Mapping[str, str] | None = None,
@@ -75,8 +87,9 @@ class Caller:
                 cwd = os.getcwd()
             except OSError:  # the directory was removed under us: nowhere in particular
                 cwd = None
+        manager = (os.environ if env is None else env).get(MANAGER_ENV) or None
         return cls(run=run_environment(env), cwd=None if cwd is None else os.fspath(cwd),
-                   attended=bool(attended))
+                   attended=bool(attended), manager=manager)
 
     def standing_in(self) -> Workspace | None:
         """The registered workspace containing ``cwd``, if any."""
@@ -92,11 +105,12 @@ class Access:
     at a terminal, another workspace's issues: committed there).
     """
 
-    __slots__ = ("mode", "workspace_id")
+    __slots__ = ("mode", "workspace_id", "manager")
 
-    def __init__(self, mode: str, workspace_id: str | None) -> None:
+    def __init__(self, mode: str, workspace_id: str | None, manager: str | None = None) -> None:
         self.mode = mode
         self.workspace_id = workspace_id
+        self.manager = manager
 
     @property
     def commits(self) -> bool:
@@ -108,10 +122,15 @@ class Access:
         committed (not approved, no repository, nothing changed)."""
         if not self.commits:
             return None
+        if self.manager:
+            message = f"{message}\n\nApproved at the terminal for Workspace Manager session {self.manager}."
         return git_commit(Path(ws.path), files, message)
 
     def to_dict(self) -> dict:
-        return {"mode": self.mode, "workspaceId": self.workspace_id, "commits": self.commits}
+        out = {"mode": self.mode, "workspaceId": self.workspace_id, "commits": self.commits}
+        if self.manager:
+            out["managerSession"] = self.manager
+        return out
 
     def __repr__(self) -> str:
         return f"Access({self.mode!r}, {self.workspace_id!r})"
@@ -124,10 +143,14 @@ def _target_id(target: Workspace | str | None) -> str | None:
 
 
 def authorize_write(caller: Caller, target: Workspace | str | None, *, scope: str = "workspace",
-                    approve: bool = False) -> Access:
+                    approve: bool = False, change: str | None = None, confirm=None) -> Access:
     """May ``caller`` write ``target`` (a workspace or its id; None with scope
     ``vault`` or ``library``)?  Returns the :class:`Access`; raises Forbidden (exit 4) with
-    code ``cross_workspace`` or ``approve_refused``."""
+    code ``cross_workspace``, ``approve_refused`` or ``approval_refused``.
+
+    ``change`` describes the write for the person asked to approve it (manager
+    sessions); ``confirm(question) -> True|False|None`` asks them (default:
+    :func:`openalice.core.tty.confirm`, the controlling terminal)."""
     if scope not in SCOPES:
         raise ValueError(f"unknown scope {scope!r}")
     target_id = None if scope in _NO_WORKSPACE else _target_id(target)
@@ -146,6 +169,10 @@ def authorize_write(caller: Caller, target: Workspace | str | None, *, scope: st
                             details={"runId": run.run_id, "runWorkspaceId": run.workspace_id,
                                      "hint": "a person does that outside headless runs"})
         return Access("run", target_id)
+    if caller.manager and scope == "issues":
+        if confirm is None:
+            from openalice.core.tty import confirm  # lazy: only a manager session's write asks the terminal
+        return _manager_approval(caller.manager, target_id, change, confirm)
     if approve and not caller.attended:
         raise Forbidden("--approve needs an attended terminal, but stdin is not a terminal",
                         code="approve_refused")
@@ -164,6 +191,23 @@ def authorize_write(caller: Caller, target: Workspace | str | None, *, scope: st
                     details={"hint": "run it from outside every workspace (or inside the target "
                                      "one), or add --approve (the change is committed there "
                                      "when it is a git repository)"})
+
+
+def _manager_approval(manager: str, target_id: str, change: str | None, confirm) -> Access:
+    question = (f"Workspace Manager session {manager} asks to write workspace `{target_id}`:\n"
+                f"  {change or 'a change of its issues'}\nAllow this write?")
+    answer = confirm(question)
+    if answer is None:
+        raise Forbidden(f"writing the issues of workspace `{target_id}` from Workspace Manager session "
+                        f"{manager} needs the person's approval at the controlling terminal, and there is "
+                        "no terminal to ask", code="approval_refused",
+                        details={"managerSession": manager, "workspaceId": target_id,
+                                 "hint": "ask the person to run it themselves, or open the manager "
+                                         "session at a terminal"})
+    if not answer:
+        raise Forbidden(f"the person refused this write of workspace `{target_id}`", code="approval_refused",
+                        details={"managerSession": manager, "workspaceId": target_id})
+    return Access("approved", target_id, manager=manager)
 
 
 def git_commit(root: Path, files: list[Path], message: str) -> str | None:

@@ -145,7 +145,7 @@ PINNED = {
         "core.tools core.zones credentials credentials.vault credentials.wires issues "
         "issues.cursors issues.declaration issues.due issues.readiness issues.reader models "
         "models.ladder preferences preferences.settings runs runs.tasks schedule "
-        "schedule.address schedule.health sessions sessions.binding "
+        "schedule.address schedule.health sessions sessions.binding sessions.native "
         "sessions.resolve sessions.store workspaces workspaces.access workspaces.registry",
     'harness-adapter list --json':
         "adapters adapters.catalog adapters.effective adapters.envfile adapters.invoke "
@@ -161,7 +161,7 @@ PINNED = {
         "cli.alice cli.alice_session core.beneath core.clock core.flock core.fs core.fs.codec "
         "core.fs.directories core.fs.explain core.fs.locked core.fs.moves core.fs.reads "
         "core.fs.temps core.fs.writes core.homes core.locks core.paths core.records sessions "
-        "sessions.binding sessions.resolve sessions.store workspaces workspaces.access "
+        "sessions.binding sessions.native sessions.resolve sessions.store workspaces workspaces.access "
         "workspaces.registry",
     'alice settings show --json':
         "cli.alice cli.alice_settings core.beneath core.flock core.fs core.fs.codec "

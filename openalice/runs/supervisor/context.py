@@ -63,7 +63,7 @@ class ContextSteps:
             self.binding = sessions.create_session(
                 self.ws, agent=resolved["agent"], credential=resolved["credential"],
                 model=resolved.get("model"), effort=resolved.get("reasoningEffort"),
-                display_name=self.display_name(), now=self.now())
+                display_name=self.display_name(), now=self.now(), born_on="headless")
         except AliceError as exc:
             raise LaunchError(f"cannot resolve the runtime of owner {owner}: {exc}") from None
         self.born_seq = self.born_fact_seq(self.binding.resume_id)

@@ -26,9 +26,22 @@ class FinishSteps:
         except (AliceError, OSError) as exc:
             self.note(f"native session id not recorded: {exc}")
 
+    def remember_launch(self, exit_status: int | None = None) -> None:
+        """The session's last launch and, once the process started, the workspace's recent
+        headless choice (the secret-free tuple); neither may fail the run."""
+        try:
+            sessions.record_launch(self.ws, self.binding.resume_id, surface="headless", now=self.now(),
+                                   exit_status=exit_status)
+            if exit_status is None:
+                sessions.remember_recent(self.ws, self.binding, surface="headless")
+        except (AliceError, OSError) as exc:
+            self.note(f"launch not remembered: {exc}")
+
     def finish_started(self, structured: dict, engine_failed: bool, error_after_text: bool,
                        native_session: str | None, elapsed: float) -> dict:
         code = self.proc.returncode
+        if code is not None:
+            self.remember_launch(code if code >= 0 else 128 - code)
         status = status_for(exit_code=code, killed=self.killed, interrupted=self.interruption is not None,
                             engine_failed=engine_failed, error_after_text=error_after_text)
         self.record_native_session(native_session)

@@ -123,6 +123,7 @@ class Run(ContextSteps, EngineSteps, FinishSteps):
         except LaunchError as exc:
             return self.finish_unstarted(error=exc.message, code=exc.code)
         self.update({"processStarted": True})
+        self.remember_launch()
         return self.supervise(projection, monotonic_start)
 
     def release(self) -> None:
