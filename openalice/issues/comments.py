@@ -35,6 +35,7 @@ SIDECAR_VERSION = 1
 MAX_COMMENT_CHARS = 64 * 1024
 COMMENT_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}\Z")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+VIA_CHANNELS = ("telegram",)
 AUTHOR_RE = re.compile(r"(?:human|@resume-\S{1,200}|ws:[^\n]{1,120})\Z")
 
 
@@ -61,9 +62,11 @@ def list_comments(ws, issue_id: str) -> list[dict]:
 
 
 def add_comment(ws, issue_id: str, markdown: str, *, author: str, now: datetime,
-                comment_id: str | None = None, reply_to: str | None = None) -> tuple[dict, bool]:
+                comment_id: str | None = None, reply_to: str | None = None,
+                via: str | None = None) -> tuple[dict, bool]:
     """Append one comment; returns ``(comment, created)``.  ``created`` is False
-    when ``comment_id`` was already there with the same text."""
+    when ``comment_id`` was already there with the same text.  ``via`` names
+    the channel a person wrote it through (``"telegram"``: a connector)."""
     path = comments_path(ws, issue_id)
     _refuse_symlink(path)
     if not isinstance(markdown, str) or not markdown.strip():
@@ -94,6 +97,11 @@ def add_comment(ws, issue_id: str, markdown: str, *, author: str, now: datetime,
     record = {"id": comment_id, "author": author, "at": to_iso(now), "markdown": markdown}
     if reply_to is not None:
         record["replyTo"] = reply_to
+    if via is not None:
+        if via not in VIA_CHANNELS:
+            raise InvalidInput(f"via must be one of {', '.join(VIA_CHANNELS)}", field="via",
+                               code="invalid_comment")
+        record["via"] = via
 
     def append(doc: dict) -> dict:
         check_sidecar(doc, path, issue_id)

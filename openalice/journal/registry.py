@@ -55,3 +55,4 @@ register_family("news", ("news.ingested",))
 register_family("harness", ("harness.upgraded", "harness.recovered", "harness.config.changed",
                              "harness.source.upgraded"))
 register_family("stickers", ("stickers.imported", "stickers.applied", "stickers.recovered"))
+register_family("connectors", ("connector.sent", "connector.failed", "connector.received"))
