@@ -1,6 +1,6 @@
 """HTTP for the transports: one request function, one multipart builder, one error.
 
-Standard library only (``urllib.request``).  TLS is verified by the default
+Standard library only (``http.client``).  TLS is verified by the default
 context, always: the records refuse plain ``http://`` except to a loopback
 host, and redirects are refused (a redirect could lead a token-bearing
 request somewhere else, or to plain http).  Every message that leaves here
@@ -12,8 +12,7 @@ looks like a bot token besides).
 from __future__ import annotations
 
 import re
-import urllib.error
-import urllib.request
+from urllib.parse import urlsplit
 
 from openalice.core.redact import redact
 
@@ -56,32 +55,35 @@ def scrub(text: str, secrets=()) -> str:
     return redact(_BOT_TOKEN_RE.sub("bot<token>", text))
 
 
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, req, fp, code, msg, headers, newurl):
-        return None  # a 3xx is answered as it is: the caller reports it
-
-
-_OPENER = urllib.request.build_opener(_NoRedirect)
-
-
 def request(method: str, url: str, *, body: bytes | None = None, headers: dict | None = None,
             timeout: float = 30.0, secrets=(), what: str = "request",
             max_bytes: int = 4 * 1024 * 1024) -> Reply:
-    """One HTTP exchange.  Any HTTP status is a :class:`Reply`; no answer at all
-    (refused, unreachable, TLS failure, timeout) is a :class:`SendError`."""
+    """One HTTP exchange (``http.client``: header names go out as written, and
+    a redirect is answered as it is, never followed).  Any HTTP status is a
+    :class:`Reply`; no answer at all (refused, unreachable, TLS failure,
+    timeout) is a :class:`SendError`."""
+    import http.client  # lazy: only a send needs it
+    import ssl
+
+    parts = urlsplit(url)
+    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     all_headers = {"User-Agent": USER_AGENT, **(headers or {})}
-    req = urllib.request.Request(url, data=body, headers=all_headers, method=method)
+    if body is not None:
+        all_headers["Content-Length"] = str(len(body))
     try:
-        with _OPENER.open(req, timeout=max(0.1, timeout)) as resp:
-            return Reply(resp.status, resp.headers, resp.read(max_bytes))
-    except urllib.error.HTTPError as exc:
+        if parts.scheme == "https":
+            conn = http.client.HTTPSConnection(parts.hostname, parts.port, timeout=max(0.1, timeout),
+                                               context=ssl.create_default_context())
+        else:
+            conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=max(0.1, timeout))
         try:
-            data = exc.read(4 * 1024 * 1024)
-        except OSError:
-            data = b""
-        return Reply(exc.code, exc.headers, data)
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        reason = getattr(exc, "reason", None) or exc
+            conn.request(method, target, body=body, headers=all_headers)
+            resp = conn.getresponse()
+            return Reply(resp.status, resp.headers, resp.read(max_bytes))
+        finally:
+            conn.close()
+    except (OSError, http.client.HTTPException, ValueError) as exc:
+        reason = getattr(exc, "reason", None) or exc.__class__.__name__ + (f": {exc}" if str(exc) else "")
         raise SendError(scrub(f"{what}: no answer ({reason})", secrets)) from None
 
 

@@ -137,7 +137,10 @@ def validate(rec: object, *, file=None, name: str | None = None) -> dict:
     try:
         _validate_settings(kind, settings)
     except InvalidInput as exc:
-        raise _bad(file, f"{kind}/{exc.field}", exc.message) from None
+        err = _bad(file, f"{kind}/{exc.field}", exc.message)
+        if exc.code in ("bad_url", "insecure_url"):
+            err.code = exc.code
+        raise err from None
     return rec
 
 
