@@ -30,6 +30,7 @@ DATA = {"default", "presets", "spec"}
 ALLOWED = {
     "adapters": set(),
     "agents": {"adapters", "credentials", "models"},
+    "connectors": {"inbox", "issues", "journal", "workspaces"},
     "credentials": {"models"},
     "doctor": {"agents", "credentials", "harness", "preferences", "schedule", "sessions", "workspaces"},
     "gateway": {"inbox", "issues", "journal", "runs", "workspaces"},
@@ -41,7 +42,7 @@ ALLOWED = {
     "models": set(),
     "preferences": {"agents", "credentials", "models"},
     "runs": {"agents", "issues", "journal", "sessions", "workspaces"},
-    "schedule": {"issues", "runs", "workspaces"},
+    "schedule": {"connectors", "issues", "runs", "workspaces"},
     "sessions": {"agents", "credentials", "journal", "models", "preferences"},
     "stickers": {"harness", "journal", "managed", "workspaces"},
     "studio": {"journal", "managed", "runs", "workspaces"},

@@ -36,6 +36,7 @@ from openalice.inbox import files as inbox_files
 from . import cursor as cursor_mod
 from . import plans, records, state
 from .http import SendError
+from .telegram import Bot
 
 __all__ = ["BACKOFF", "GIVE_UP_MS", "BATCH", "deliver", "deliver_one", "send_test", "transport"]
 
@@ -77,8 +78,6 @@ class Transport:
         self.secret = records.secret_of(rec["name"], required=records.NEEDS_SECRET[rec["kind"]])
         self.bot = None
         if rec["kind"] == "telegram":
-            from .telegram import Bot
-
             self.bot = Bot(rec["telegram"]["apiBase"], self.secret, timeout=budget.timeout())
 
     def parts(self, d: plans.Delivery) -> list[plans.Part]:

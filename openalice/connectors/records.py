@@ -23,7 +23,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from openalice.core import clock, fs, paths, secrets
-from openalice.core.errors import Conflict, InvalidInput, NotFound, Unavailable
+from openalice.core.errors import AliceError, Conflict, InvalidInput, NotFound, Unavailable
 from openalice.core.net import is_loopback_ip
 
 __all__ = ["NAME_RE", "KINDS", "FORMATS", "connectors_dir", "record_path", "secret_path",
@@ -186,8 +186,6 @@ def _read(path: Path, name: str) -> dict:
 def scan_records() -> tuple[list[dict], list[dict]]:
     """Every good record by name, and ``{file, field, message}`` for each bad one
     (a bad file never hides its neighbours)."""
-    from openalice.core.errors import AliceError
-
     directory = connectors_dir()
     try:
         names = sorted(os.listdir(directory))

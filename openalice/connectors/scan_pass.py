@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from openalice.core.errors import AliceError
 
+from .delivery import deliver
+
 __all__ = ["SCAN_BUDGET_S", "run_due"]
 
 SCAN_BUDGET_S = 10.0
@@ -13,8 +15,6 @@ SCAN_BUDGET_S = 10.0
 
 def run_due(now_ms: int) -> tuple[dict | None, str | None]:
     """``(summary for the scan report or None, a warning or None)``."""
-    from .delivery import deliver
-
     try:
         result = deliver(now_ms=now_ms, budget_s=SCAN_BUDGET_S)
     except (AliceError, OSError) as err:

@@ -18,6 +18,8 @@ import time
 from openalice.core import clock
 
 from . import delivery, records, state
+from .admin import pass_line
+from .telegram import Bot
 
 __all__ = ["run"]
 
@@ -63,8 +65,6 @@ def _wait(served: list[dict], poll: int, signals: _Signals) -> None:
         if signals.stop:
             return
         if bound:
-            from .telegram import Bot
-
             rec = bound[0]
             doc = state.load(rec["name"]) or {"inbound": {}}
             bot = Bot(rec["telegram"]["apiBase"], records.secret_of(rec["name"], required=True))
@@ -96,8 +96,6 @@ def run(names: list[str] | None, *, poll: int, once: bool, clock_now, log) -> di
                     totals["received"] += r["received"]
                     totals["failed"] += r["failed"]
                     if r["sent"] or r["received"] or r["failed"] or r.get("error"):
-                        from .admin import pass_line
-
                         log(pass_line(r))
                 if once or signals.stop:
                     break

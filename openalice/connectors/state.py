@@ -34,7 +34,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from openalice.core import fs, paths
-from openalice.core.errors import Busy
+from openalice.core.errors import InvalidInput
+
+from .records import connectors_dir
 
 __all__ = ["VERSION", "state_root", "state_dir", "state_path", "new_state", "load", "save",
            "delivery_lock", "quiet_path", "write_quiet", "clear_quiet", "FAILED_KEPT"]
@@ -66,8 +68,6 @@ def new_state(cursor: dict) -> dict:
 
 
 def _check(doc, path: Path) -> dict:
-    from openalice.core.errors import InvalidInput
-
     def bad(field: str, reason: str):
         return InvalidInput(reason, file=path, field=field, code="bad_connector_state")
 
@@ -115,13 +115,8 @@ def delivery_lock(name: str):
     (the scan, ``deliver`` and ``run`` exclude each other); Busy when held."""
     path = state_path(name)
     fs.ensure_dir(path.parent, 0o700)
-    try:
-        with fs.locked_file(path, blocking=False):
-            yield
-    except Busy:
-        raise
-    finally:
-        pass
+    with fs.locked_file(path, blocking=False):
+        yield
 
 
 def _stat_key(path: Path) -> str:
@@ -133,8 +128,6 @@ def _stat_key(path: Path) -> str:
 
 
 def marker_text(entries: Path, next_due: int | None, inbound: bool) -> str:
-    from .records import connectors_dir
-
     due = "-" if next_due is None else str(next_due)
     return (f"v1 {_stat_key(entries)} {_stat_key(connectors_dir())} {due} "
             f"{1 if inbound else 0}\n")
