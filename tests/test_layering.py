@@ -33,7 +33,7 @@ ALLOWED = {
     "connectors": {"inbox", "issues", "journal", "workspaces"},
     "credentials": {"models"},
     "doctor": {"agents", "credentials", "harness", "preferences", "schedule", "sessions", "workspaces"},
-    "gateway": {"inbox", "issues", "journal", "runs", "workspaces"},
+    "gateway": {"connectors", "inbox", "issues", "journal", "runs", "workspaces"},
     "harness": {"agents", "journal", "managed", "runs", "workspaces"},
     "inbox": {"journal", "runs", "workspaces"},
     "issues": {"agents", "credentials", "models", "sessions"},
