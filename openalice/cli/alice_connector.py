@@ -75,10 +75,13 @@ def register(sub, common) -> None:
 
     p = add_verb(verbs, "deliver", cmd_deliver, common=common,
                  help="send what is due now (every enabled connector, or the named ones)",
-                 examples="  alice connector deliver\n  alice connector deliver phone --json")
+                 examples="  alice connector deliver\n  alice connector deliver phone --json\n"
+                          "  alice connector deliver phone --retry-failed")
     p.add_argument("names", metavar="NAME", nargs="*")
     p.add_argument("--budget", type=float, default=None, metavar="S",
                    help="stop starting new sends after S seconds")
+    p.add_argument("--retry-failed", action="store_true",
+                   help="first put the entries given up on back in the queue (a fresh 24 hours)")
 
     p = add_verb(verbs, "run", cmd_run, common=common,
                  help="a foreground sender: deliver and long-poll Telegram until SIGTERM",
@@ -201,7 +204,8 @@ def cmd_test(args: argparse.Namespace, ctx: Context) -> int:
 def cmd_deliver(args: argparse.Namespace, ctx: Context) -> int:
     from openalice.connectors import admin  # lazy: per verb
 
-    data = admin.deliver_now(args.names or None, now=ctx.now(), budget_s=args.budget)
+    data = admin.deliver_now(args.names or None, now=ctx.now(), budget_s=args.budget,
+                             retry=args.retry_failed)
 
     def human(d: dict) -> str:
         return "\n".join(admin.pass_line(r) for r in d["connectors"]) or "no connectors"

@@ -173,8 +173,34 @@ def test(name: str, *, now: datetime) -> dict:
                 **({"status": err.status} if err.status is not None else {})}
 
 
-def deliver_now(names: list[str] | None, *, now: datetime, budget_s: float | None) -> dict:
-    return delivery.deliver(now_ms=clock.to_ms(now), names=names, budget_s=budget_s)
+def retry_failed(name: str, *, now_ms: int) -> int:
+    """Put the connector's failed items back in its queue (a fresh 24 hours each)."""
+    records.get(name)
+    with state.delivery_lock(name):
+        doc = state.load(name)
+        if doc is None or not doc["failed"]:
+            return 0
+        queued = {i["id"] for i in doc["queue"]}
+        count = 0
+        for item in doc["failed"]:
+            if item["id"] in queued or item.get("kind", "entry") != "entry":
+                continue
+            doc["queue"].append({"kind": "entry", "id": item["id"], "firstAt": now_ms, "tries": 0,
+                                 "nextAt": now_ms, "done": []})
+            count += 1
+        doc["failed"] = []
+        state.save(name, doc)
+    state.clear_quiet()
+    return count
+
+
+def deliver_now(names: list[str] | None, *, now: datetime, budget_s: float | None,
+                retry: bool = False) -> dict:
+    now_ms = clock.to_ms(now)
+    if retry:
+        for name in names or [r["name"] for r in records.list_records()]:
+            retry_failed(name, now_ms=now_ms)
+    return delivery.deliver(now_ms=now_ms, names=names, budget_s=budget_s)
 
 
 def pass_line(r: dict) -> str:
