@@ -13,6 +13,7 @@ import json
 import socket
 import socketserver
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
@@ -136,6 +137,12 @@ class FakeTelegram(_Server):
             if method == "getUpdates":
                 offset = params.get("offset") or 0
                 result = [u for u in self.updates if u["update_id"] >= offset]
+                if not result and params.get("timeout"):
+                    self.lock.release()          # a long poll: hold the answer a little
+                    try:
+                        time.sleep(min(params["timeout"], 0.5))
+                    finally:
+                        self.lock.acquire()
                 self.calls.append({"method": method, "params": params, "files": {}})
                 return 200, {"ok": True, "result": result}
             if method == "getFile":
