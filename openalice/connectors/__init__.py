@@ -1,9 +1,10 @@
 """Connectors: Inbox reports delivered where the person is, and a Telegram
 chat that talks to the workspace (``docs/connectors.md``).
 
-The package is kept cheap to import (nothing is imported here): the timer's
-scan asks :mod:`.quiet` whether anything is due at all, every minute, and
-must not pay for the transports.  The API, by module:
+Nothing is imported here: the timer's scan first asks
+:func:`openalice.schedule.fastpath.connectors_quiet` (two ``stat`` calls
+against the marker :mod:`.state` writes) and loads this package only when a
+connector may have work.  The API, by module:
 
 * :mod:`.records` — connector records (``$OPENALICE_HOME/connectors/<name>.json``,
   secret-free) and their secrets (``vault/connectors/<name>.env``, 0600);
@@ -12,5 +13,7 @@ must not pay for the transports.  The API, by module:
 * :mod:`.telegram`, :mod:`.webhook`, :mod:`.smtp`, :mod:`.desktop` — transports;
 * :mod:`.delivery` — ``deliver`` (due work with a time budget) and ``test``;
 * :mod:`.inbound` — Telegram updates to comments, reply comments back to the chat;
-* :mod:`.service` — ``connector run`` (foreground, SIGTERM-clean).
+* :mod:`.service` — ``connector run`` (foreground, SIGTERM-clean);
+* :mod:`.health` — what health and the doctor show; :mod:`.admin` — the verbs' calls;
+  :mod:`.scan_pass` — the scan's bounded pass.
 """

@@ -84,6 +84,6 @@ def take(rec: dict, doc: dict, store: InboxStore, *, now_ms: int, limit: int) ->
         doc["cursor"] = {"offset": end, "line": entry.offset, "afterId": entry.id}
         passed += 1
         if matches(rec, entry.record) and entry.id not in queued:
-            doc["queue"].append({"kind": "entry", "id": entry.id, "firstAt": now_ms, "tries": 0,
-                                 "nextAt": now_ms, "done": []})
+            doc["queue"].append({"kind": "entry", "id": entry.id, "line": entry.offset,
+                                 "firstAt": now_ms, "tries": 0, "nextAt": now_ms, "done": []})
     return passed

@@ -19,6 +19,10 @@ reported ``busy``):
    failing :data:`GIVE_UP_MS` after its first try is moved to ``failed``
    (health and ``alice doctor`` show it) and journalled ``connector.failed``.
 
+A pass records one ``connector.sent`` fact per connector listing what it
+delivered (ids, part counts and sizes; a journal write costs more than a
+send, so not one per entry).
+
 Items wait in id order, but an item waiting for its retry never holds back
 the ones behind it.  ``now`` (epoch ms) is the caller's clock (``ALICE_NOW``
 honoured); the budget is wall time.
@@ -32,6 +36,7 @@ from openalice.core import clock, proc
 from openalice.core.errors import Busy
 from openalice.inbox import InboxStore
 from openalice.inbox import files as inbox_files
+from openalice.inbox.store import entry_problem
 
 from . import cursor as cursor_mod
 from . import plans, records, state
@@ -45,6 +50,7 @@ BACKOFF = (30, 60, 120, 300, 600, 1800, 3600, 7200)
 GIVE_UP_MS = 24 * 3600 * 1000
 BATCH = 20
 REQUEST_TIMEOUT = 30.0
+JOURNAL_ITEMS = 100   # items listed in one connector.sent fact (the count says how many)
 
 
 def backoff_ms(tries: int, retry_after: int | None) -> int:
@@ -76,6 +82,7 @@ class Transport:
         self.budget = budget
         self.now_ms = now_ms
         self.secret = records.secret_of(rec["name"], required=records.NEEDS_SECRET[rec["kind"]])
+        self.delivered: list[dict] = []   # this pass's items, for one connector.sent fact
         self.bot = None
         if rec["kind"] == "telegram":
             self.bot = Bot(rec["telegram"]["apiBase"], self.secret, timeout=budget.timeout())
@@ -112,39 +119,42 @@ def _resolve(item: dict, store: InboxStore, roots: dict) -> plans.Delivery | Non
         from .inbound import reply_source  # lazy: only replies read comments
 
         return reply_source(item, roots)
-    entry = store.find(item["id"])
-    if entry is None:
-        return None
-    ws = entry.record["workspaceId"]
+    # Where the entry's line was when it was taken (one short read), else a lookup
+    # by id (a delete rewrote the file meanwhile).
+    record = store.file.record_at(item["line"]) if isinstance(item.get("line"), int) else None
+    if not isinstance(record, dict) or record.get("id") != item["id"] or entry_problem(record):
+        entry = store.find(item["id"])
+        if entry is None:
+            return None
+        record = entry.record
+    ws = record["workspaceId"]
     if ws not in roots:
         roots[ws] = inbox_files.workspace_root(ws)
-    return plans.entry_delivery(entry.record, roots[ws])
+    return plans.entry_delivery(record, roots[ws])
 
 
 def _send_item(name: str, doc: dict, item: dict, tr: Transport, d: plans.Delivery,
                now_ms: int) -> tuple[bool, SendError | None]:
     """Send the parts not yet done; (finished, the failure if any)."""
     sent_bytes = 0
-    answers = []
-    for part in tr.parts(d):
-        if part.key in item["done"]:
-            continue
+    todo = [part for part in tr.parts(d) if part.key not in item["done"]]
+    for n, part in enumerate(todo):
         if tr.budget.spent():
             return False, None
         try:
-            answers.append(part.send())
+            part.send()
         except SendError as err:
             return False, err
-        item["done"].append(part.key)
         sent_bytes += part.size
-        state.save(name, doc)
-        proc.crash_point("connector-part")
-    doc["queue"].remove(item)
-    doc["sent"] = doc.get("sent", 0) + 1
-    state.save(name, doc)
-    _journal("connector.sent", {"connector": name, "kind": tr.rec["kind"],
-                                "item": item.get("kind", "entry"), "id": item["id"],
-                                "parts": len(item["done"]), "bytes": sent_bytes}, now_ms)
+        if n < len(todo) - 1:  # the last part is written down with the item's removal
+            state.note(name, doc, {"op": "part", "id": item["id"], "key": part.key})
+            proc.crash_point("connector-part")
+        else:
+            item["done"].append(part.key)
+    state.note(name, doc, {"op": "sent", "id": item["id"]})
+    tr.delivered.append({"item": item.get("kind", "entry"), "id": item["id"],
+                         "parts": len(item["done"]), "bytes": sent_bytes})
+    proc.crash_point("connector-part")
     return True, None
 
 
@@ -182,7 +192,16 @@ def deliver_one(rec: dict, *, now_ms: int, budget: Budget, store: InboxStore) ->
                 from . import inbound  # lazy: only a bound Telegram connector polls
 
                 summary["received"] = inbound.poll(rec, tr.bot, doc, now_ms=now_ms, budget=budget)
-            _run_queue(rec, doc, tr, store, now_ms, summary)
+            try:
+                _run_queue(rec, doc, tr, store, now_ms, summary)
+            finally:
+                if state.progress_path(name).exists():  # fold the progress log in
+                    state.save(name, doc)
+                if tr.delivered:
+                    _journal("connector.sent", {
+                        "connector": name, "kind": rec["kind"], "count": len(tr.delivered),
+                        "bytes": sum(i["bytes"] for i in tr.delivered),
+                        "items": tr.delivered[:JOURNAL_ITEMS]}, now_ms)
             summary["pending"] = len(doc["queue"])
             summary["nextAt"] = min((i["nextAt"] for i in doc["queue"]), default=None)
     except Busy:

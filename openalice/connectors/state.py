@@ -20,10 +20,19 @@ bisection on the id (ids are sorted in file order).  An entry is *taken* when
 the cursor moves past it and it joins ``queue`` in the same write, so a crash
 never loses one; ``done`` lists the parts the far side acknowledged.
 
+**Progress between writes** goes to ``progress.jsonl`` beside it: one whole
+line per acknowledged part (``{"op": "part", "id", "key"}``) or finished item
+(``{"op": "sent", "id"}``), appended through :mod:`openalice.core.jsonl` (one
+``write()``, no rename: a rename per part cost more than the send on a loaded
+disk).  :func:`load` replays it over ``state.json``; :func:`save` writes the
+whole document and then drops the log, so a crash between the two replays
+lines that change nothing.
+
 The **quiet marker** ``state/connectors/quiet`` is one line written after a
 full delivery pass: the entries file's size and mtime, the connectors
 directory's mtime, the earliest ``nextAt`` in any queue, and whether any
-connector polls inbound.  :mod:`.quiet` compares it with two ``stat`` calls so
+connector polls inbound.  :func:`openalice.schedule.fastpath.connectors_quiet` (the scan's reader, kept
+beside the scan's other cache checks) compares it with two ``stat`` calls so
 the timer's scan sees "nothing to send" without importing anything else.
 """
 
@@ -33,12 +42,13 @@ import os
 from contextlib import contextmanager
 from pathlib import Path
 
-from openalice.core import fs, paths
+from openalice.core import fs, jsonl, paths
 from openalice.core.errors import InvalidInput
 
 from .records import connectors_dir
 
-__all__ = ["VERSION", "state_root", "state_dir", "state_path", "new_state", "load", "save",
+__all__ = ["VERSION", "state_root", "state_dir", "state_path", "progress_path", "new_state",
+           "load", "save", "note", "replay",
            "delivery_lock", "quiet_path", "write_quiet", "clear_quiet", "FAILED_KEPT"]
 
 VERSION = 1
@@ -56,6 +66,10 @@ def state_dir(name: str) -> Path:
 
 def state_path(name: str) -> Path:
     return state_dir(name) / "state.json"
+
+
+def progress_path(name: str) -> Path:
+    return state_dir(name) / "progress.jsonl"
 
 
 def quiet_path() -> Path:
@@ -92,7 +106,31 @@ def load(name: str) -> dict | None:
     """The state, or None when the connector has none yet."""
     path = state_path(name)
     doc = fs.read_json(path, missing=None, max_bytes=16 * 1024 * 1024)
-    return None if doc is None else _check(doc, path)
+    if doc is None:
+        return None
+    _check(doc, path)
+    log = jsonl.JsonlFile(progress_path(name), durable=False)
+    for line in log.iter_forward():
+        replay(doc, line.record)
+    return doc
+
+
+def replay(doc: dict, record: dict) -> None:
+    """Apply one progress line (a line for an item no longer queued changes nothing)."""
+    item = next((i for i in doc["queue"] if i["id"] == record.get("id")), None)
+    if item is None:
+        return
+    if record.get("op") == "part" and record.get("key") not in item["done"]:
+        item["done"].append(record["key"])
+    elif record.get("op") == "sent":
+        doc["queue"].remove(item)
+        doc["sent"] = doc.get("sent", 0) + 1
+
+
+def note(name: str, doc: dict, record: dict) -> None:
+    """Record one step of progress (and apply it to ``doc``) with one append."""
+    replay(doc, record)
+    jsonl.JsonlFile(progress_path(name), durable=False).append(record)
 
 
 def save(name: str, doc: dict) -> None:
@@ -106,7 +144,12 @@ def save(name: str, doc: dict) -> None:
     replied = doc["inbound"]["replied"]
     if len(replied) > MESSAGES_KEPT:
         del replied[:len(replied) - MESSAGES_KEPT]
-    fs.atomic_write_json(state_path(name), doc, indent=None, mode=0o600)
+    # Not fsynced: a killed process loses nothing (the page cache outlives it);
+    # a power cut can roll the file back to an earlier write, which repeats
+    # parts (their entries are taken or queued again), never loses an entry.
+    fs.atomic_write_json(state_path(name), doc, indent=None, mode=0o600, durable=False)
+    if os.path.exists(progress_path(name)):
+        fs.remove_file(progress_path(name))
 
 
 @contextmanager

@@ -72,10 +72,9 @@ def scan_report(*, dry_run: bool, now_text: str | None, capacity: int | None = N
 def _connectors(report: dict, now_ms: int, warn: Callable[[str], None] | None) -> None:
     """The connectors' due deliveries, after scheduling and outside the scan
     lock, within a bounded time (docs/connectors.md); "nothing to send" is
-    two stat calls.  A failure is a warning: the scan ran."""
-    from openalice.connectors import quiet  # lazy: a tiny module (os only)
-
-    if quiet.nothing_to_do(now_ms):
+    two stat calls (:func:`.fastpath.connectors_quiet`).  A failure is a
+    warning: the scan ran."""
+    if fastpath.connectors_quiet(now_ms):
         return
     from openalice.connectors.scan_pass import run_due  # lazy: only when a connector has work
 

@@ -116,3 +116,29 @@ def test_unreachable_server_keeps_the_entry_queued(ws, telegram):
     assert r["status"] == "retrying" and "no answer" in r["error"]
     assert TOKEN not in r["error"] and TOKEN.split(":")[1] not in r["error"]
     assert len(state.load("phone")["queue"]) == 1
+
+
+def test_the_scan_sees_nothing_to_send_from_the_quiet_marker(ws, telegram):
+    from openalice.schedule import fastpath
+
+    assert fastpath.connectors_quiet(at(NOW))                 # no connector at all
+    add_telegram(telegram)
+    assert not fastpath.connectors_quiet(at(NOW))             # added: look once
+    deliver()
+    assert fastpath.connectors_quiet(at(NOW))                 # the full pass wrote the marker
+    push(ws, "new")
+    assert not fastpath.connectors_quiet(at(NOW))             # the Inbox grew
+    telegram.fail("sendMessage", 500)
+    deliver()
+    due = state.load("phone")["queue"][0]["nextAt"]
+    assert fastpath.connectors_quiet(due - 1) and not fastpath.connectors_quiet(due)
+    admin.set_enabled("phone", False, now=clock.parse_instant(NOW))
+    assert not fastpath.connectors_quiet(at(NOW))             # a record changed
+
+
+def test_a_bound_telegram_connector_always_looks(ws, telegram):
+    from openalice.schedule import fastpath
+
+    add_telegram(telegram, workspaces=[ws.id])
+    deliver()
+    assert not fastpath.connectors_quiet(at(NOW))
