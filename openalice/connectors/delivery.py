@@ -61,13 +61,18 @@ def backoff_ms(tries: int, retry_after: int | None) -> int:
 
 
 class Budget:
-    def __init__(self, seconds: float | None) -> None:
+    """Wall time left for a pass; ``stop()`` (a signal arrived) spends it at once."""
+
+    def __init__(self, seconds: float | None, stop=None) -> None:
         self.deadline = None if seconds is None else time.monotonic() + seconds
+        self.stop = stop
 
     def left(self) -> float:
         return REQUEST_TIMEOUT if self.deadline is None else self.deadline - time.monotonic()
 
     def spent(self) -> bool:
+        if self.stop is not None and self.stop():
+            return True
         return self.deadline is not None and time.monotonic() >= self.deadline
 
     def timeout(self) -> float:
@@ -247,9 +252,10 @@ def _run_queue(rec, doc, tr, store, now_ms, summary) -> None:
 
 
 def deliver(*, now_ms: int, names: list[str] | None = None,
-            budget_s: float | None = None) -> dict:
-    """Every enabled connector's due work (or the named ones, enabled or not)."""
-    budget = Budget(budget_s)
+            budget_s: float | None = None, stop=None) -> dict:
+    """Every enabled connector's due work (or the named ones, enabled or not).
+    ``stop()`` True ends the pass before the next part (``connector run``)."""
+    budget = Budget(budget_s, stop)
     store = InboxStore()
     all_recs, problems = records.scan_records()
     if names:

@@ -89,7 +89,8 @@ def run(names: list[str] | None, *, poll: int, once: bool, clock_now, log) -> di
     with _Signals() as signals:
         try:
             while not signals.stop:
-                result = delivery.deliver(now_ms=clock.to_ms(clock_now()), names=names)
+                result = delivery.deliver(now_ms=clock.to_ms(clock_now()), names=names,
+                                          stop=lambda: signals.stop)
                 totals["rounds"] += 1
                 for r in result["connectors"]:
                     totals["sent"] += r["sent"]
