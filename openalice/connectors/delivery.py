@@ -196,7 +196,11 @@ def deliver_one(rec: dict, *, now_ms: int, budget: Budget, store: InboxStore) ->
             if rec["kind"] == "telegram" and rec["workspaces"]:
                 from . import inbound  # lazy: only a bound Telegram connector polls
 
-                summary["received"] = inbound.poll(rec, tr.bot, doc, now_ms=now_ms, budget=budget)
+                try:
+                    summary["received"] = inbound.poll(rec, tr.bot, doc, now_ms=now_ms,
+                                                       budget=budget)
+                except SendError as err:  # the chat is unreachable: outbound still runs
+                    summary["inboundError"] = err.message
             try:
                 _run_queue(rec, doc, tr, store, now_ms, summary)
             finally:

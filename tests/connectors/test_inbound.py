@@ -101,3 +101,13 @@ def test_no_telegram_issue_means_no_polling(ws, telegram):
     delivery.deliver(now_ms=at(NOW))
     assert [c for c in telegram.calls if c["method"] == "getUpdates"] == []
     assert json.loads(state.state_path("phone").read_text())["inbound"]["offset"] is None
+
+
+def test_a_failing_poll_does_not_stop_outbound_delivery(ws, telegram):
+    from .conftest import push
+    setup(ws, telegram)
+    telegram.fail("getUpdates", 409)
+    push(ws, "still delivered")
+    r = delivery.deliver(now_ms=at(NOW))["connectors"][0]
+    assert "409" in r["inboundError"] and r["sent"] == 1
+    assert [c["params"]["text"] for c in telegram.sent()] == ["still delivered"]
