@@ -33,7 +33,7 @@ from __future__ import annotations
 import time
 
 from openalice.core import clock, proc
-from openalice.core.errors import Busy
+from openalice.core.errors import AliceError, Busy
 from openalice.inbox import InboxStore
 from openalice.inbox import files as inbox_files
 from openalice.inbox.store import entry_problem
@@ -199,7 +199,7 @@ def deliver_one(rec: dict, *, now_ms: int, budget: Budget, store: InboxStore) ->
                 try:
                     summary["received"] = inbound.poll(rec, tr.bot, doc, now_ms=now_ms,
                                                        budget=budget)
-                except SendError as err:  # the chat is unreachable: outbound still runs
+                except (SendError, AliceError) as err:  # outbound still runs
                     summary["inboundError"] = err.message
             try:
                 _run_queue(rec, doc, tr, store, now_ms, summary)

@@ -151,3 +151,27 @@ def test_the_cursor_survives_a_delete_that_rewrote_the_file(ws, receiver):
     push(ws, "three", "2026-11-30T09:00:02Z")
     delivery.deliver(now_ms=at(NOW))
     assert [json.loads(r["body"])["entry"]["body"] for r in receiver.requests] == ["three"]
+
+
+def test_the_bot_token_is_scrubbed_from_any_message():
+    from openalice.connectors.http import scrub
+    token = "123456789:AAFakeTokenValue_abcdefghijkl"
+    text = f"telegram sendMessage: no answer (https://api.telegram.org/bot{token}/sendMessage)"
+    assert token not in scrub(text) and "AAFakeTokenValue" not in scrub(text)
+    assert "AAFakeTokenValue" not in scrub(f"got {token} back", (token,))
+
+
+def test_a_hand_edited_record_is_checked_like_one_the_cli_wrote(isolated_homes):
+    from openalice.connectors import records
+    directory = isolated_homes["OPENALICE_HOME"] / "connectors"
+    directory.mkdir()
+    bad = {"version": 1, "name": "mail", "kind": "email", "enabled": True, "workspaces": [],
+           "email": {"host": "smtp.example.com", "port": 25, "security": "plain",
+                     "from": "a@example.com", "to": ["b@example.com"]}}
+    (directory / "mail.json").write_text(json.dumps(bad))
+    (directory / "tok.json").write_text(json.dumps({**bad, "name": "tok", "token": "x"}))
+    found, problems = records.scan_records()
+    assert found == []
+    reasons = {p["file"].rsplit("/", 1)[-1]: (p["field"], p["message"]) for p in problems}
+    assert reasons["mail.json"][0] == "email/security" and "loopback" in reasons["mail.json"][1]
+    assert reasons["tok.json"][0] == "token" and "secret" in reasons["tok.json"][1]
