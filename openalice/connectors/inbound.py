@@ -33,7 +33,7 @@ from openalice.core.errors import AliceError
 from . import plans, state
 from .http import SendError
 
-__all__ = ["INBOX_FOLDER", "FILE_CAP", "poll", "reply_source", "conversation"]
+__all__ = ["INBOX_FOLDER", "FILE_CAP", "poll", "reply_source", "conversation", "SendError"]
 
 INBOX_FOLDER = "inbox/telegram"
 FILE_CAP = 20 * 1024 * 1024   # what the Bot API lets a bot download
@@ -195,5 +195,3 @@ def reply_source(item: dict, roots: dict) -> plans.Delivery | None:
                                         chat=reply["chat"], message_id=reply["messageId"])
     return None
 
-
-__all__ += ["SendError"]

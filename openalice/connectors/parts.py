@@ -54,20 +54,18 @@ def split_text(text: str, limit: int = TELEGRAM_LIMIT) -> list[str]:
         return [text]
     pieces: list[str] = []
     current = ""
-    for sep, chunks in (("\n\n", text.split("\n\n")),):
-        for para in chunks:
-            candidate = para if not current else current + sep + para
-            if _units(candidate) <= limit:
-                current = candidate
-                continue
-            if current:
-                pieces.append(current)
-                current = ""
-            if _units(para) <= limit:
-                current = para
-                continue
-            for line in _split_lines(para, limit):
-                pieces.append(line)
+    for para in text.split("\n\n"):
+        candidate = para if not current else current + "\n\n" + para
+        if _units(candidate) <= limit:
+            current = candidate
+            continue
+        if current:
+            pieces.append(current)
+            current = ""
+        if _units(para) <= limit:
+            current = para
+        else:
+            pieces.extend(_split_lines(para, limit))
     if current:
         pieces.append(current)
     return [p for p in pieces if p.strip()] or [text[:limit]]

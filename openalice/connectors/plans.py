@@ -12,7 +12,9 @@ from __future__ import annotations
 from . import desktop, parts, smtp, webhook
 from .http import SendError
 
-__all__ = ["Part", "Delivery", "entry_delivery", "reply_delivery", "test_delivery"]
+__all__ = ["Part", "Delivery", "entry_delivery", "reply_delivery", "test_delivery",
+           "telegram_parts", "webhook_parts", "email_parts", "desktop_parts", "webhook_document",
+           "SendError"]
 
 
 class Part:
@@ -167,6 +169,3 @@ def email_parts(rec: dict, password, d: Delivery, *, timeout, date_s) -> list[Pa
 def desktop_parts(rec: dict, d: Delivery) -> list[Part]:
     return [Part("notify", lambda: desktop.notify(d.title, d.body), len(d.body.encode("utf-8")))]
 
-
-__all__ += ["SendError", "telegram_parts", "webhook_parts", "email_parts", "desktop_parts",
-            "webhook_document"]

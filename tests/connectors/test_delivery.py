@@ -106,6 +106,10 @@ def test_an_outage_backs_off_then_gives_up_within_24_hours(ws, telegram):
     assert len(attempts) == tries          # one request per pass: no storm
     view = admin.show("phone")["connector"]["delivery"]
     assert view["failed"] == 1 and "502" in view["failedItems"][0]["error"]
+    from openalice.journal import open_journal
+    facts = [f for f in open_journal().tail(50) if f["type"] == "connector.failed"]
+    assert facts[0]["payload"] == {"connector": "phone", "id": entry["id"], "tries": tries,
+                                   "status": 502}
 
 
 def test_unreachable_server_keeps_the_entry_queued(ws, telegram):
