@@ -29,6 +29,16 @@ def register(sub, common) -> None:
     p.add_argument("--now", metavar="ISO", help="start from this instant (also ALICE_NOW)")
 
 
+def _has_connectors() -> bool:
+    """Whether a connector was ever added (the health read verb loads the
+    connectors' modules only then)."""
+    import os  # lazy: verb handler
+
+    from openalice.core.homes import openalice_home  # lazy: verb handler
+
+    return os.path.isdir(os.path.join(openalice_home(), "connectors"))
+
+
 def clock_ms(now) -> int:
     from openalice.core import clock  # lazy: verb handler
 
@@ -45,8 +55,8 @@ def cmd_health(args, ctx: Context) -> int:
 
         workspaces = [registry.get(args.workspace)]
     report = health_report(now=ctx.now(), workspaces=workspaces)
-    if workspaces is None:
-        from openalice.connectors.health import connector_health  # lazy: verb handler
+    if workspaces is None and _has_connectors():
+        from openalice.connectors.health import connector_health  # lazy: only with connectors
 
         report["connectors"] = connector_health(now_ms=clock_ms(ctx.now()))
 
