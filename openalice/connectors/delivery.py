@@ -215,9 +215,10 @@ def deliver_one(rec: dict, *, now_ms: int, budget: Budget, store: InboxStore) ->
             summary["nextAt"] = min((i["nextAt"] for i in doc["queue"]), default=None)
     except Busy:
         summary["status"] = "busy"
-    except SendError as err:
+    except (SendError, AliceError) as err:  # this connector only: the others still run
         summary["status"] = "error"
-        summary["error"] = err.message
+        summary["error"] = f"{err.file}: {err.message}" if getattr(err, "file", None) \
+            else err.message
     return summary
 
 

@@ -143,3 +143,15 @@ def test_deliver_json_and_journal_facts(cli, receiver, workspace):
     facts = r.json()["entries"]
     sent = [f for f in facts if f["type"] == "connector.sent"]
     assert sent and sent[0]["payload"]["connector"] == "hook" and "the body" not in json.dumps(sent)
+
+
+def test_a_headless_run_cannot_add_or_remove_connectors(cli, workspace, telegram):
+    run_env = {"ALICE_RUN_ID": "run-AbCdEf12", "ALICE_WORKSPACE_ID": "test-ws"}
+    r = cli("alice", "connector", "add", "telegram", "phone", "--chat-id", "1", "--api-base",
+            telegram.api_base, "--json", input=TOKEN, env=run_env, cwd=workspace)
+    assert r.returncode == 4 and r.json()["error"]["code"] == "cross_workspace", r
+    add_phone(cli, telegram)
+    r = cli("alice", "connector", "remove", "phone", "--json", env=run_env, cwd=workspace)
+    assert r.returncode == 4, r
+    r = cli("alice", "connector", "list", "--json", env=run_env, cwd=workspace)
+    assert r.returncode == 0 and r.json()["connectors"][0]["name"] == "phone"

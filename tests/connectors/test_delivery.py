@@ -146,3 +146,14 @@ def test_a_bound_telegram_connector_always_looks(ws, telegram):
     add_telegram(telegram, workspaces=[ws.id])
     deliver()
     assert not fastpath.connectors_quiet(at(NOW))
+
+
+def test_one_broken_connector_does_not_stop_the_others(ws, telegram, isolated_homes):
+    add_telegram(telegram, name="broken")
+    add_telegram(telegram, name="good", chats=("222",))
+    (isolated_homes["OPENALICE_HOME"] / "vault" / "connectors" / "broken.env").unlink()
+    push(ws, "to the good one")
+    by_name = {r["name"]: r for r in deliver()["connectors"]}
+    assert by_name["broken"]["status"] == "error"
+    assert "no secret" in by_name["broken"]["error"]
+    assert by_name["good"]["sent"] == 1
