@@ -20,6 +20,7 @@ commands:
   manager      the Workspace Manager: attended sessions across workspaces
   settings     show and set workspace runtime preferences (.alice/settings.json)
   credential   add, list and remove provider credentials (the vault)
+  connector    deliver Inbox reports to Telegram, webhooks, e-mail, the desktop
   models       show model semantics (limits, reasoning, efforts)
   doctor       check homes, workspaces, agent CLIs, credentials, adapters, timers
   serve        the local web page: inbox, issues, runs, journal, adapters
@@ -64,6 +65,7 @@ TOOL = Tool(
         "manager": "openalice.cli.alice_manager",
         "settings": "openalice.cli.alice_settings",
         "credential": "openalice.cli.alice_credential",
+        "connector": "openalice.cli.alice_connector",
         "models": "openalice.cli.alice_models",
         "doctor": "openalice.cli.alice_doctor",
         "issue": "openalice.cli.alice_issue",

@@ -29,6 +29,22 @@ def register(sub, common) -> None:
     p.add_argument("--now", metavar="ISO", help="start from this instant (also ALICE_NOW)")
 
 
+def _has_connectors() -> bool:
+    """Whether a connector was ever added (the health read verb loads the
+    connectors' modules only then)."""
+    import os  # lazy: verb handler
+
+    from openalice.core.homes import openalice_home  # lazy: verb handler
+
+    return os.path.isdir(os.path.join(openalice_home(), "connectors"))
+
+
+def clock_ms(now) -> int:
+    from openalice.core import clock  # lazy: verb handler
+
+    return clock.to_ms(now)
+
+
 def cmd_health(args, ctx: Context) -> int:
     from openalice.core.output import table  # lazy: verb handler
     from openalice.schedule.health import health_report  # lazy: verb handler
@@ -39,6 +55,10 @@ def cmd_health(args, ctx: Context) -> int:
 
         workspaces = [registry.get(args.workspace)]
     report = health_report(now=ctx.now(), workspaces=workspaces)
+    if workspaces is None and _has_connectors():
+        from openalice.connectors.health import connector_health  # lazy: only with connectors
+
+        report["connectors"] = connector_health(now_ms=clock_ms(ctx.now()))
 
     def human(d: dict) -> str:
         from openalice.core.colour import state  # lazy: human text only (--json never colours)
@@ -52,6 +72,9 @@ def cmd_health(args, ctx: Context) -> int:
                 lines.extend(_why(e))
         else:
             lines.append("no scheduled issues")
+        for c in d.get("connectors", []):
+            if c["state"] in ("failed", "retrying"):
+                lines.append(f"connector {c['name']}: {c['state']}: {c['message']}")
         for bad in d["invalid"]:
             lines.append(f"invalid {bad['workspaceId']}/{bad['issueId']}: "
                          + "; ".join(e["reason"] for e in bad["errors"]))

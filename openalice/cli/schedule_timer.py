@@ -22,7 +22,8 @@ def register(sub, common) -> None:
                  examples="  alice-schedule install-timer --cron\n"
                           "  alice-schedule install-timer --cron --write\n"
                           "  alice-schedule install-timer --systemd --write --enable\n"
-                          "  alice-schedule install-timer --launchd --json")
+                          "  alice-schedule install-timer --launchd --json\n"
+                          "  alice-schedule install-timer --systemd --connectors --write --enable")
     kind = p.add_mutually_exclusive_group(required=True)
     kind.add_argument("--cron", dest="kind", action="store_const", const="cron",
                       help="a line in your crontab (any Unix with cron); logs to "
@@ -34,6 +35,9 @@ def register(sub, common) -> None:
                       help="a LaunchAgent plist (macOS); logs to "
                            "$OPENALICE_HOME/state/schedule/launchd.log")
     p.add_argument("--write", action="store_true", help="install it in the standard place")
+    p.add_argument("--connectors", action="store_true",
+                   help="also a service running 'alice connector run' (systemd, launchd): "
+                        "reports reach Telegram within seconds, not at the next scan")
     p.add_argument("--enable", action="store_true",
                    help="with --write: also enable it (systemctl --user enable --now / launchctl load)")
     u = add_verb(sub, "uninstall-timer", cmd_uninstall_timer, common=common,
@@ -60,7 +64,11 @@ def cmd_install_timer(args, ctx: Context) -> int:
 
     if args.enable and not args.write:
         raise UsageError("--enable needs --write", code="usage")
-    spec = timers.definition(args.kind)
+    if args.connectors and args.kind == "cron":
+        raise UsageError("--connectors needs --systemd or --launchd (a cron line cannot keep a "
+                         "service running; the minute scan already delivers)", code="usage",
+                         field="--connectors")
+    spec = timers.definition(args.kind, connectors=args.connectors)
     data = {**spec, "created": [], "written": [], "enabled": False}
     if args.write:
         data["created"] = [d for d in spec["directories"] if not os.path.isdir(d)]

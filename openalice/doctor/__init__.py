@@ -378,4 +378,14 @@ def run_checks(*, env: Mapping[str, str] | None = None, version_timeout: float =
     _check_adapters(report, env, version_timeout)
     live = _check_schedule(report, now, env, version_timeout)
     _check_timers(report, env, now, live)
+    _check_connectors(report, now)
     return report
+
+
+def _check_connectors(report: Report, now) -> None:
+    """Connectors that gave up on an entry, or cannot be read (none: no finding)."""
+    from openalice.connectors.health import connector_health  # lazy: only the doctor judges them
+
+    for c in connector_health(now_ms=clock.to_ms(now)):
+        status = {"failed": "attention", "retrying": "info"}.get(c["state"], "ok")
+        report.add("connectors", status, f"{c['kind']} {c['state']}: {c['message']}", c["name"])

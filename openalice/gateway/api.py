@@ -101,6 +101,8 @@ ROUTES: list[tuple[str, str, str, tuple[str, ...]]] = [
     ("GET", "/api/inbox/{entry}/files/{index}", "inbox_file", ("require",)),
     ("POST", "/api/inbox/{entry}/read", "inbox_read", ()),
     ("POST", "/api/inbox/{entry}/unread", "inbox_unread", ()),
+    ("GET", "/api/connectors", "connectors", ()),
+    ("POST", "/api/connectors/{connector}/test", "connector_test", ()),
     ("GET", "/api/agent-runtime", "journal",
      ("afterSeq", "family", "type", "limit", "page")),
     ("GET", "/api/agent-runtime/stream", "journal_stream", ("afterSeq", "family", "type")),
@@ -337,6 +339,15 @@ class Api:
                                                  "message": "alice-inbox cat returned a document "
                                                             "the gateway cannot read"}})
         return Response(200, data, delivery.file_headers(path, data, matches))
+
+    # -- connectors ------------------------------------------------------------------------------
+    def route_connectors(self, req: Request, q: Query) -> Response:
+        return self.passthrough(req, "alice", ["connector", "list", "--json"])
+
+    def route_connector_test(self, req: Request, q: Query) -> Response:
+        json_body(req.body, allowed=())
+        return self.passthrough(req, "alice", ["connector", "test", req.params["connector"],
+                                               "--json"])
 
     # -- the activity journal -----------------------------------------------------------------
     @staticmethod

@@ -13,6 +13,7 @@ from typing import Any, Callable, Iterable
 
 from openalice.core import resources
 from openalice.core.schema import Validator
+from openalice.connectors.records import NAME_RE as CONNECTOR_NAME_RE
 from openalice.core.secrets import NAME_RE as ENV_NAME_RE
 from openalice.inbox.store import ID_RE as INBOX_ID_RE
 from openalice.issues.declaration import ID_RE as ISSUE_ID_RE
@@ -66,6 +67,7 @@ def _index(value: str) -> bool:
 PARAM_CHECKS: dict[str, Callable[[str], bool]] = {
     "workspace": _workspace_id, "issue": _issue_id, "entry": _inbox_id, "task": _task_id,
     "adapter": _adapter_id, "model": _model_id, "env_name": _env_name, "index": _index,
+    "connector": lambda value: value.isascii() and CONNECTOR_NAME_RE.match(value) is not None,
 }
 
 

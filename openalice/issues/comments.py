@@ -36,6 +36,7 @@ SIDECAR_VERSION = 1
 MAX_COMMENT_CHARS = 64 * 1024
 COMMENT_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}\Z")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+VIA_CHANNELS = ("telegram", "web")
 AUTHOR_RE = re.compile(r"(?:human|@resume-\S{1,200}|ws:[^\n]{1,120})\Z")
 VIA_RE = re.compile(r"[a-z][a-z0-9-]{0,31}\Z")   # the channel a comment came through: telegram, web...
 
@@ -130,6 +131,9 @@ def add_comment(ws, issue_id: str, markdown: str, *, author: str, now: datetime,
     if reply_to is not None:
         record["replyTo"] = reply_to
     if via is not None:
+        if via not in VIA_CHANNELS:
+            raise InvalidInput(f"via must be one of {', '.join(VIA_CHANNELS)}", field="via",
+                               code="invalid_comment")
         record["via"] = via
     if question:
         record["question"] = True

@@ -57,3 +57,4 @@ register_family("conversations", ("comment.added", "comment.delivered", "comment
 register_family("harness", ("harness.upgraded", "harness.recovered", "harness.config.changed",
                              "harness.source.upgraded"))
 register_family("stickers", ("stickers.imported", "stickers.applied", "stickers.recovered"))
+register_family("connectors", ("connector.sent", "connector.failed", "connector.received"))

@@ -41,7 +41,8 @@ from openalice.core.homes import openalice_home  # the plain-string form: no pat
 __all__ = ["CACHE_VERSION", "openalice_home", "cache_file", "lock_file", "registry_file",
            "heartbeat_file", "environment_key", "list_issue_files", "file_stat", "load_cache",
            "dump_cache", "decode_cache", "take_lock", "release_lock", "quick_scan", "write_heartbeat",
-           "read_heartbeat", "epoch_ms", "parse_now", "iso", "comments_pending"]
+           "read_heartbeat", "epoch_ms", "parse_now", "iso", "comments_pending",
+           "connectors_quiet"]
 
 CACHE_VERSION = 2
 _held_fd: int | None = None
@@ -215,6 +216,39 @@ def release_lock() -> None:
     if _held_fd is not None:
         fd, _held_fd = _held_fd, None
         os.close(fd)  # closing the only descriptor drops the flock
+
+
+def _stat_key(path: str) -> str:
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return "-"
+    return f"{st.st_size}:{st.st_mtime_ns}"
+
+
+def connectors_quiet(now_ms: int) -> bool:
+    """True when the connectors certainly have nothing to do: none was ever
+    added, or the quiet marker their last full pass wrote
+    (``state/connectors/quiet``: ``v1 <entries size:mtime> <connectors dir
+    size:mtime> <next retry ms|-> <polls a chat 0|1>``, written by
+    :func:`openalice.connectors.state.write_quiet`) still matches, with no retry
+    due and no chat to poll.  Two ``stat`` calls and one small read, so the
+    minute scan pays next to nothing for connectors with nothing to send."""
+    home = openalice_home()
+    connectors_key = _stat_key(os.path.join(home, "connectors"))
+    if connectors_key == "-":
+        return True
+    try:
+        with open(os.path.join(home, "state", "connectors", "quiet"), "rb") as fh:
+            fields = fh.read(256).decode("ascii").split()
+    except (OSError, UnicodeDecodeError):
+        return False
+    if len(fields) != 5 or fields[0] != "v1" or fields[4] != "0":
+        return False
+    if (fields[1] != _stat_key(os.path.join(home, "data", "inbox", "entries.jsonl"))
+            or fields[2] != connectors_key):
+        return False
+    return fields[3] == "-" or (fields[3].isdigit() and int(fields[3]) > now_ms)
 
 
 def quick_scan(cache: dict, *, now_ms: int, now_iso: str, dry_run: bool) -> dict | None:

@@ -67,9 +67,27 @@ def scan_report(*, dry_run: bool, now_text: str | None, capacity: int | None = N
             report["comments"] = deliver_pending(now=now, capacity=capacity)
         if not dry_run:
             _heartbeat(now_ms, warn)
-        return report
     finally:
         fastpath.release_lock()
+    if not dry_run:
+        _connectors(report, now_ms, warn)
+    return report
+
+
+def _connectors(report: dict, now_ms: int, warn: Callable[[str], None] | None) -> None:
+    """The connectors' due deliveries, after scheduling and outside the scan
+    lock, within a bounded time (docs/connectors.md); "nothing to send" is
+    two stat calls (:func:`.fastpath.connectors_quiet`).  A failure is a
+    warning: the scan ran."""
+    if fastpath.connectors_quiet(now_ms):
+        return
+    from openalice.connectors.scan_pass import run_due  # lazy: only when a connector has work
+
+    summary, problem = run_due(now_ms)
+    if summary:
+        report["connectors"] = summary
+    if problem and warn is not None:
+        warn(problem)
 
 
 def _heartbeat(now_ms: int, warn: Callable[[str], None] | None) -> None:

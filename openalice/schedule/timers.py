@@ -170,10 +170,64 @@ def _user_home(environ: Mapping[str, str]) -> Path:
     return Path(environ.get("HOME") or os.path.expanduser("~"))
 
 
+CONNECTORS_UNIT = "openalice-connectors"
+CONNECTORS_LABEL = "dev.openalice.connectors"
+
+
+def _alice_command(command: list[str]) -> list[str]:
+    """``alice`` beside the ``alice-schedule`` the timer runs (same install)."""
+    last = Path(command[-1])
+    return [*command[:-1], str(last.with_name("alice"))]
+
+
+def connectors_service(command: list[str], env: dict[str, str]) -> str:
+    """The systemd user service of ``alice connector run`` (docs/connectors.md)."""
+    def quote(value: str) -> str:
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+    environment = "".join(f"Environment={quote(f'{k}={v}')}\n" for k, v in env.items())
+    alice = " ".join(quote(c) if (" " in c or '"' in c) else c for c in _alice_command(command))
+    return ("[Unit]\nDescription=OpenAlice: deliver Inbox reports and talk to Telegram "
+            "(alice connector run)\n\n[Service]\nType=simple\n" + environment
+            + f"ExecStart={(alice + ' connector run').replace('%', '%%')}\n"
+            "Restart=on-failure\nRestartSec=30\nKillSignal=SIGTERM\n\n"
+            "[Install]\nWantedBy=default.target\n")
+
+
+def connectors_plist(command: list[str], env: dict[str, str], log: Path) -> str:
+    data = {"Label": CONNECTORS_LABEL, "ProgramArguments": [*_alice_command(command), "connector", "run"],
+            "KeepAlive": True, "RunAtLoad": True, "EnvironmentVariables": dict(env),
+            "StandardOutPath": str(log), "StandardErrorPath": str(log)}
+    return plistlib.dumps(data, sort_keys=False).decode("utf-8")
+
+
 def definition(kind: str, *, environ: Mapping[str, str] | None = None,
-               command: list[str] | None = None) -> dict:
+               command: list[str] | None = None, connectors: bool = False) -> dict:
     """What ``install-timer`` prints: ``{kind, command, files: [{path, content}],
-    enable: [argv...]}`` (``path`` is where ``--write`` puts each file)."""
+    enable: [argv...]}`` (``path`` is where ``--write`` puts each file).
+    ``connectors`` adds the ``alice connector run`` service (systemd, launchd)."""
+    spec = _definition(kind, environ=environ, command=command)
+    if not connectors:
+        return spec
+    environ = os.environ if environ is None else environ
+    if kind == "systemd":
+        path = Path(spec["files"][0]["path"]).with_name(f"{CONNECTORS_UNIT}.service")
+        spec["files"].append({"path": str(path),
+                              "content": connectors_service(spec["command"], spec["environment"])})
+        spec["enable"].append(["systemctl", "--user", "enable", "--now", f"{CONNECTORS_UNIT}.service"])
+    elif kind == "launchd":
+        path = Path(spec["files"][0]["path"]).with_name(f"{CONNECTORS_LABEL}.plist")
+        log = _log_path(environ, "connectors.log")
+        spec["files"].append({"path": str(path), "content": connectors_plist(
+            spec["command"], spec["environment"], log)})
+        spec["enable"].append(["launchctl", "load", "-w", str(path)])
+    else:
+        raise ValueError("--connectors needs --systemd or --launchd (the cron scan delivers)")
+    return spec
+
+
+def _definition(kind: str, *, environ: Mapping[str, str] | None = None,
+                command: list[str] | None = None) -> dict:
     environ = os.environ if environ is None else environ
     if kind not in KINDS:
         raise ValueError(kind)

@@ -80,7 +80,7 @@ def test_the_walk_covers_every_tool():
 
 #: Verbs that serve until stopped: only their refusals are walked here (the
 #: proxy's and the gateway's own tests cover their "listening" documents).
-SERVERS = {("alice-harness", ("proxy",)), ("alice", ("serve",))}
+SERVERS = {("alice-harness", ("proxy",)), ("alice", ("serve",)), ("alice", ("connector", "run"))}
 
 
 @pytest.mark.parametrize("tool,path", VERBS, ids=[" ".join((t, *p)) for t, p in VERBS])

@@ -42,6 +42,8 @@ def test_a_cli_that_prints_no_json_is_a_502_with_the_envelope(fake):
 
 
 ROUTE_ARGV = [
+    ("GET", "/api/connectors", None, "alice", ["connector", "list", "--json"]),
+    ("POST", "/api/connectors/phone/test", None, "alice", ["connector", "test", "phone", "--json"]),
     ("GET", "/api/workspaces", None, "alice", ["workspace", "list", "--json"]),
     ("GET", "/api/adapters", None, "harness-adapter", ["list", "--json", "--probe"]),
     ("GET", "/api/adapters?probe=0", None, "harness-adapter", ["list", "--json"]),
@@ -179,3 +181,8 @@ def test_a_bug_in_one_request_is_a_500_and_the_server_goes_on(fake, monkeypatch)
     assert "request failed: ZeroDivisionError: boom" in fake.log.getvalue()
     monkeypatch.undo()
     assert fake.get("/api/issues").status == 200
+
+
+def test_a_connector_name_is_checked_before_any_cli_runs(fake):
+    r = fake.request("POST", "/api/connectors/Bad..Name/test", None)
+    assert r.status == 400 and fake.runner.calls == []

@@ -40,6 +40,7 @@ def test_registered_families_match_the_contract():
         "harness": ("harness.upgraded", "harness.recovered", "harness.config.changed",
                     "harness.source.upgraded"),
         "stickers": ("stickers.imported", "stickers.applied", "stickers.recovered"),
+        "connectors": ("connector.sent", "connector.failed", "connector.received"),
     }
     assert journal.family_of("runtime.turn.tool") == "agent"
     assert journal.family_of("dev.sonner_test") is None

@@ -275,6 +275,25 @@ def _credentials_remove(m: Machine) -> None:
     m.cli("harness-adapter", "unset-secret", "claude", "ANTHROPIC_API_KEY")
 
 
+CONNECTOR_CANARY = "123456:reliability-canary-bot-token-5c1"   # a connector's bot token
+
+
+def _connectors(m: Machine, n: int) -> None:
+    name = f"c{n % 3}"
+    if n % 5 == 4:
+        call("alice", "connector", "remove", name)
+    elif n % 5 == 3:
+        call("alice", "connector", "disable", name)
+    else:
+        call("alice", "connector", "add", "telegram", name, "--chat-id", "111", "--replace",
+             "--api-base", "http://127.0.0.1:9", stdin=CONNECTOR_CANARY + "\n")
+
+
+def _connectors_remove(m: Machine) -> None:
+    for name in ("c0", "c1", "c2"):
+        m.cli("alice", "connector", "remove", name)
+
+
 SCAN_ISSUES = 6
 
 
@@ -467,6 +486,9 @@ WRITERS: list[Writer] = [
            remove=_credentials_remove,
            after=[("alice", "credential", "list", "--json"),
                   ("harness-adapter", "show", "claude", "--json")]),
+    Writer("connector records", _connectors, secrets=(CONNECTOR_CANARY,),
+           remove=_connectors_remove, cycle=5,
+           after=[("alice", "connector", "list", "--json")]),
     Writer("scan with due issues", _scan, setup=_scan_setup,
            after=[("alice-schedule", "runs", "--json"), ("alice-schedule", "health", "--json"),
                   ("alice-schedule", "scan", "--json")]),
