@@ -60,6 +60,7 @@ class AdapterEntry:
     models: tuple[str, ...]
     listModels: bool = False
     health: bool = False
+    interactive: bool = False
     envFile: Path | None = None
     env: tuple[str, ...] = ()
     stream: str = DEFAULT_STREAM
@@ -237,7 +238,7 @@ def _entry(raw: dict, index: int, base_dir: Path) -> AdapterEntry:
     return AdapterEntry(
         id=raw["id"], kind=raw["kind"], wrapper=resolve_path(raw["wrapper"], base_dir),
         models=tuple(raw["models"]), listModels=bool(raw.get("listModels", False)),
-        health=bool(raw.get("health", False)),
+        health=bool(raw.get("health", False)), interactive=bool(raw.get("interactive", False)),
         envFile=resolve_path(env_file, base_dir) if env_file is not None else None,
         env=tuple(raw.get("env", ())), stream=raw.get("stream", DEFAULT_STREAM),
         label=raw.get("label"), index=index, raw=dict(raw))

@@ -39,7 +39,8 @@ def _wrapper_adapter(entry) -> Adapter:
     from .wrapper import WrapperAdapter  # lazy: only a catalog engine needs it
 
     return WrapperAdapter(entry.id, entry.wrapper, models=tuple(entry.models), health=entry.health,
-                          list_models=entry.listModels, stream=entry.stream, env_file=entry.envFile)
+                          list_models=entry.listModels, stream=entry.stream, env_file=entry.envFile,
+                          interactive=entry.interactive)
 
 
 def get_adapter(name: str) -> Adapter:

@@ -349,9 +349,8 @@ def launch(home, resume_id: str, ctx: Context, *, extra, workspace_id=None, surf
     from openalice.core import paths  # lazy: verb handler
     from openalice.sessions import launch as opener  # lazy: the adapters load only to project a launch
 
-    binding = sessions.load_session(home, resume_id)
-    run_dir = opener.private_run_dir(paths.state_dir(), resume_id) if binding.credential["source"] == "vault" \
-        else None
+    sessions.load_session(home, resume_id)  # an unknown id is refused before a directory is made
+    run_dir = opener.private_run_dir(paths.state_dir(), resume_id)
     plan = opener.plan_open(home, resume_id, surface=surface, cwd=cwd, extra_args=extra, run_env=run_env,
                             run_dir=run_dir)
     ctx.info(f"opening {plan.resume_id} ({plan.agent}" + (", resuming its conversation)" if plan.resumed

@@ -80,8 +80,14 @@ def plan_open(home: Any, resume_id: str, *, surface: str = "interactive", cwd: o
     for arg in extra:
         if "\x00" in arg:
             raise InvalidInput("an extra argument contains a NUL byte", field="EXTRA_ARGS", code="bad_argument")
+    run_env = dict(run_env or {})
+    if native is None and binding.agent not in agents.BUILTIN and run_dir is not None:
+        # A catalog wrapper may tell the engine's new id through a file of the launch's own.
+        session_file = Path(run_dir) / "native-session-id"
+        session_file.unlink(missing_ok=True)
+        run_env[native_ids.SESSION_FILE_VAR] = str(session_file)
     projection = adapter.project(binding, mode="interactive", native_session_id=native, workspace=workdir,
-                                 run_env=dict(run_env or {}), base_env=base, run_dir=run_dir)
+                                 run_env=run_env, base_env=base, run_dir=run_dir)
     argv = list(projection.argv)
     given = None
     if native is None and binding.agent in native_ids.UP_FRONT:
@@ -144,7 +150,7 @@ def run_open(home: Any, plan: OpenPlan, *, now: Callable[[], datetime], workspac
     if plan.native_id and not plan.resumed:
         record_native_session(home, plan.resume_id, plan.native_id, started)
     since = time.time() - 1.0
-    finder = None if plan.native_id else native_ids.finder_for(plan.agent)
+    finder = None if plan.native_id else native_ids.finder_for(plan.agent, plan.env)
     found: dict[str, str] = {}
 
     def look() -> None:

@@ -12,6 +12,8 @@ pi        its session file in the workspace's session directory
           "session", "id", "cwd"}``)
 opencode  ``opencode session list --format json`` after the CLI exits
           (an entry of this directory created since the launch)
+wrapper   what the wrapper wrote to ``$HARNESS_SESSION_FILE`` (a file in the
+          session's private launch directory; docs/WRAPPER-CONTRACT.md)
 ========  ===================================================================
 
 Each finder reads names and the first line of files the engine wrote since the
@@ -32,7 +34,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only (typing costs start-up time)
     from typing import Callable, Mapping, Sequence
 
-__all__ = ["UP_FRONT", "fresh_native_id", "finder_for", "FIRST_LINE_BYTES"]
+__all__ = ["UP_FRONT", "fresh_native_id", "finder_for", "FIRST_LINE_BYTES", "SESSION_FILE_VAR"]
+
+#: The variable naming the file a catalog wrapper may write its engine's new session id to.
+SESSION_FILE_VAR = "HARNESS_SESSION_FILE"
 
 #: Engines that accept a new session's id up front, and the flag that gives it.
 UP_FRONT = {"claude": "--session-id"}
@@ -136,6 +141,17 @@ _FINDERS: dict[str, tuple[Callable[..., str | None], bool]] = {
 }
 
 
-def finder_for(agent: str) -> tuple[Callable[..., str | None], bool] | None:
+def _wrapper(env: Mapping[str, str], argv: Sequence[str], workspace: Path, since: float) -> str | None:
+    try:
+        with open(env[SESSION_FILE_VAR], "rb") as handle:
+            value = handle.read(1024).decode("utf-8", "replace").strip()
+    except (KeyError, OSError):
+        return None
+    return value or None
+
+
+def finder_for(agent: str, env: Mapping[str, str] | None = None) -> tuple[Callable[..., str | None], bool] | None:
     """``(finder(env, argv, workspace, since_epoch) -> id | None, live)`` for ``agent``, or None."""
+    if env is not None and env.get(SESSION_FILE_VAR):
+        return (_wrapper, True)
     return _FINDERS.get(agent)

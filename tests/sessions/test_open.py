@@ -188,3 +188,51 @@ def test_show_prints_the_command_open_would_run(cli, workspace, env, standins):
     assert opened["argv"][0] == "codex" and "--sandbox" in opened["argv"]
     assert opened["cwd"] == str(workspace)
     assert standins.calls() == [], "show never launches"
+
+
+INTERACTIVE_WRAPPER = r'''#!{python}
+import json, os, sys, uuid
+args = sys.argv[1:]
+record = {{"argv": args, "cwd": os.getcwd(), "stdinIsTty": os.isatty(0),
+          "sessionFile": os.environ.get("HARNESS_SESSION_FILE")}}
+with open({log!r}, "a") as log:
+    log.write(json.dumps(record) + "\n")
+if "--resume" not in args and os.environ.get("HARNESS_SESSION_FILE"):
+    with open(os.environ["HARNESS_SESSION_FILE"], "w") as out:
+        out.write("eng-" + uuid.uuid4().hex[:12] + "\n")
+'''
+
+
+def test_a_catalog_wrapper_that_declares_interactive_opens_and_resumes(cli, workspace, env, tmp_path):
+    import sys
+
+    log = tmp_path / "wrapper-calls.jsonl"
+    catalog = tmp_path / "catalog" / "adapters.json"
+    catalog.parent.mkdir()
+    wrapper = catalog.parent / "my-engine"
+    wrapper.write_text(INTERACTIVE_WRAPPER.format(python=sys.executable, log=str(log)))
+    wrapper.chmod(0o755)
+    plain = catalog.parent / "plain-engine"
+    plain.write_text("#!/bin/sh\nexit 0\n")
+    plain.chmod(0o755)
+    catalog.write_text(json.dumps({"version": "adapters/v1", "adapters": [
+        {"id": "my-engine", "kind": "cli", "wrapper": "my-engine", "models": ["m-1"], "interactive": True},
+        {"id": "plain-engine", "kind": "cli", "wrapper": "plain-engine", "models": ["m-1"]}]}))
+    env = {**env, "HARNESS_CATALOG": str(catalog)}
+
+    first = cli("alice", "session", "open", "--new", "--agent", "my-engine", "--model", "m-1", cwd=workspace,
+                env=env)
+    assert first.returncode == 0, first
+    [session] = cli("alice", "session", "list", "--json", cwd=workspace, env=env).json()["sessions"]
+    native = session["nativeSessionId"]
+    assert native.startswith("eng-"), session
+    again = cli("alice", "session", "open", session["resumeId"], cwd=workspace, env=env)
+    assert again.returncode == 0, again
+    calls = [json.loads(line) for line in log.read_text().splitlines()]
+    assert calls[0]["argv"] == ["--interactive", "--model", "m-1"] and calls[0]["cwd"] == str(workspace)
+    assert calls[1]["argv"] == ["--interactive", "--model", "m-1", "--resume", native]
+    assert calls[1]["sessionFile"] is None, "a resumed session is told nothing to write"
+
+    refused = cli("alice", "session", "open", "--new", "--agent", "plain-engine", "--model", "m-1", "--json",
+                  cwd=workspace, env=env)
+    assert refused.returncode == 2 and refused.json()["error"]["code"] == "not_interactive", refused
