@@ -317,7 +317,7 @@ def _refuse_frozen_flags(args) -> None:
 
 
 def cmd_open(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import sessions, workspaces  # lazy: per verb, so start-up and --help load no domain module
+    from openalice import workspaces  # lazy: per verb, so start-up and --help load no domain module
 
     split_extra(args)
     if args.new and args.resume_id:
@@ -371,7 +371,7 @@ def register_chat(sub, common) -> None:
 
 
 def cmd_chat(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import sessions, workspaces  # lazy: per verb, so start-up and --help load no domain module
+    from openalice import workspaces  # lazy: per verb, so start-up and --help load no domain module
 
     ws = workspaces.resolve(args.workspace)
     workspaces.authorize_write(workspaces.Caller.of_process(), ws)
