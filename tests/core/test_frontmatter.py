@@ -890,6 +890,9 @@ AGREED = [
     "top:\n  mid:\n    low:\n      deep: [x, {y: [z]}]\n",
     "a: |2\n    two extra\n  base\nb: >1\n  x\n   y\nc: |-\n\n  lead\n",
     "t: 'it''s'\nu: \"say \\\"hi\\\"\"\nv: \"\"\nw: ''\nx:\ny: null\nz: Null\n",
+    # single-quoted one-line values take the line fast path (issue 28): the same answers
+    "cron: '0 3 * * *'\ntz: 'Europe/Paris'  # c\nhash: 'a # b'\ncolon: 'a: b'\nlead: ' x '\n"
+    "empty: ''\nquote: '\"'\nnum: '42'\nbool: 'true'\nnul: 'null'\n",
 ]
 
 

@@ -118,7 +118,9 @@ class Parser(ValueReader, QuotedReader, FlowReader):
                     j = i + 1
                     if j == count or 0 <= ind[j] <= n or (
                             ind[j] == -1 and lines[j].strip(" \t")):
-                        key, value, text = m.groups()
+                        key, value, quoted, text = m.groups()
+                        if quoted is not None:
+                            value = quoted
                         if key in out:
                             self.fail(i, f"duplicate key {key!r} (first defined on line "
                                          f"{first_seen[key] + self.base})")

@@ -59,12 +59,13 @@ _FLOW_PLAIN_MORE = re.compile(
 _FAST_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: +|$)")
 # One `key: value` item of a simple one-line flow mapping, and what follows it.
 _FAST_FLOW_ITEM = re.compile(
-    r"""[ ]*([A-Za-z_][A-Za-z0-9_-]*): +(?:(")([^"\\]*)"|"""
+    r"""[ ]*([A-Za-z_][A-Za-z0-9_-]*): +(?:(["'])((?<=")[^"\\]*(?=")|(?<=')[^'\n]*(?='))\2|"""
     r"""([^ \t,\[\]{}#:"'&*!|>%@`?-](?:[^\t,\[\]{}#:"']*[^ \t,\[\]{}#:"'])?))[ ]*([,}])""")
-# The common line: a simple key, then a double-quoted value without escapes or
-# a one-line plain value without `#` or `:`, then perhaps a comment.
+# The common line: a simple key, then a double-quoted value without escapes, a
+# single-quoted one without '' (cron: '0 3 * * *'), or a one-line plain value
+# without `#` or `:`, then perhaps a comment.
 _FAST_PAIR = re.compile(
-    r"""([A-Za-z_][A-Za-z0-9_-]*): +(?:"([^"\\]*)"[ ]*|"""
+    r"""([A-Za-z_][A-Za-z0-9_-]*): +(?:"([^"\\]*)"[ ]*|'([^'\n]*)'[ ]*|"""
     r"""([^ \t#"'\[\]{}|>&*!%@`,?:-][^#:\t]*))(?:(?<=[ ])#.*)?""")
 _PROPERTY = re.compile(r"[&*!][^\s,\[\]{}]*")
 
