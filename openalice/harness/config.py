@@ -38,7 +38,7 @@ SCHEMA_VERSION = 1
 # tests/harness/test_bundle_config.py checks these against the tools themselves).
 TOOL_GROUPS: dict[str, tuple[str, ...]] = {
     "alice": ("workspace", "issue", "inbox", "journal", "session", "settings", "credential", "models",
-              "doctor", "serve", "schema", "completion"),
+              "doctor", "serve", "schema", "completion", "chat", "manager", "connector"),
     "alice-inbox": ("push", "list", "show", "files", "cat", "read", "unread", "mark-all-read", "count",
                     "delete"),
     "alice-schedule": ("scan", "run-now", "retry-now", "runs", "run", "health", "next", "install-timer",
