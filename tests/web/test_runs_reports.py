@@ -42,6 +42,15 @@ def test_open_a_failed_run_from_the_list_and_read_why(page):
                   "r.headers.get('content-disposition'), r.text()]))", href)
     assert got[0] == 200 and got[1].startswith("attachment;")
     assert got[2] == page.site.json("alice-schedule", "log", task)["content"]
+    # usable on a 390-pixel-wide window: nothing wider than the window
+    size = page.driver.get_window_size()
+    try:
+        page.driver.set_window_size(390, 844)
+        page.wait(lambda: page.js("return document.documentElement.clientWidth") <= 390, what="resize")
+        assert page.js("return document.documentElement.scrollWidth <= "
+                       "document.documentElement.clientWidth"), "the run view overflows at 390 px"
+    finally:
+        page.driver.set_window_size(size["width"], size["height"])
 
 
 def test_retry_a_failed_run_and_see_the_new_run(page):
@@ -63,6 +72,9 @@ def test_retry_a_failed_run_and_see_the_new_run(page):
     page.wait(lambda: page.css("#run-status")[0].text == "done", timeout=30,
               what="the new run to finish live")
     assert new in page.css("#run-detail")[0].text and task in page.css("#run-detail")[0].text
+    # and the failed run now links to its retry
+    page.js("location.hash = arguments[0]", f"#runs/{task}")
+    page.wait(lambda: new in page.css("#run-retries")[0].text, what="the retry link")
 
 
 def test_retry_refused_by_the_cli_shows_its_message(page):
