@@ -23,7 +23,7 @@ from tests.helpers.browser import find_browser, new_driver  # noqa: E402
 from tests.helpers.gateway import Served  # noqa: E402
 from tests.helpers.web_site import Site  # noqa: E402
 
-VIEWS = ("inbox", "board", "runs", "adapters", "journal")
+VIEWS = ("inbox", "board", "runs", "adapters", "journal", "run")
 OUT = REPO / "docs" / "img"
 
 
@@ -44,8 +44,11 @@ def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="openalice-shots-") as tmp:
         site = Site(Path(tmp)).build()
-        # a run to show (it fails: no agent CLI is configured in this home, and says why)
-        site.run("alice-schedule", "run-now", "daily", "--workspace", "notes")
+        # a run to show: it fails (the stand-in claude replays "not logged in") and says why
+        site.engines.behave("failure", name="claude-nologin")
+        started = site.json("alice-schedule", "run-now", "daily", "--workspace", "notes")
+        task = started["task"]["taskId"]
+        site.run("alice-schedule", "run", task, "--wait", "--timeout", "60", check=False)
         site.run("alice-inbox", "read", site.entries[0])
         with Served(tool_path("alice"), site.env) as served:
             driver = new_driver(Path(tmp) / "downloads", width=1280, height=820)
@@ -53,7 +56,9 @@ def main() -> int:
                 driver.get(served.url)
                 wait(driver, "return document.getElementById('live').textContent === 'live'")
                 for view in VIEWS:
-                    driver.execute_script("location.hash = arguments[0]", "#" + view)
+                    # "run" is the run detail view of the run started above
+                    target = f"#runs/{task}" if view == "run" else "#" + view
+                    driver.execute_script("location.hash = arguments[0]", target)
                     time.sleep(0.2)
                     wait(driver, "return window.openaliceBusy === 0")
                     if view == "adapters":

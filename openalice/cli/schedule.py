@@ -16,6 +16,7 @@ commands:
   retry-now       retry an issue whose latest run failed or was interrupted
   runs            list runs, newest first
   run             show one run (record and structured output); --wait for it to end
+  log             one run's stderr or stdout log (redacted)
   health          automation health of every scheduled issue
   next            the next fire times of an issue, in UTC and in its zone
   install-timer   print (or --write) a cron, systemd or launchd timer for scan
@@ -47,6 +48,7 @@ TOOL = Tool(
         "retry-now": "openalice.cli.schedule_runs",
         "runs": "openalice.cli.schedule_runs",
         "run": "openalice.cli.schedule_runs",
+        "log": "openalice.cli.schedule_runs",
         "health": "openalice.cli.schedule_health",
         "next": "openalice.cli.schedule_health",
         "install-timer": "openalice.cli.schedule_timer",

@@ -1,4 +1,4 @@
-"""``alice-schedule run-now|retry-now|runs|run``."""
+"""``alice-schedule run-now|retry-now|runs|run|log``."""
 
 from __future__ import annotations
 
@@ -50,6 +50,14 @@ def register(sub, common) -> None:
     p.add_argument("--wait", action="store_true", help="wait until the run has ended")
     p.add_argument("--timeout", type=_seconds, metavar="S",
                    help="with --wait: give up after S seconds (exit 3)")
+
+    p = add_verb(sub, "log", cmd_log, common=common,
+                 help="print one run's stdout or stderr log (its last 4 MiB, redacted)",
+                 examples="  alice-schedule log run-AbC123_x\n"
+                          "  alice-schedule log run-AbC123_x --stream stdout --json")
+    p.add_argument("task_id", metavar="TASK_ID")
+    p.add_argument("--stream", choices=("stderr", "stdout"), default="stderr",
+                   help="which log (default stderr)")
 
 
 def _fire(args, ctx: Context, fire: str) -> int:
@@ -218,4 +226,29 @@ def cmd_run(args, ctx: Context) -> int:
         return "\n".join(lines)
 
     ctx.emit(data, human)
+    return 0
+
+
+#: The most of a log ``log`` prints: the supervisor caps the logs, this bounds
+#: the document (the gateway's download of a run's log is this verb).
+LOG_LIMIT = 4 * 1024 * 1024
+
+
+def cmd_log(args, ctx: Context) -> int:
+    import os  # lazy: verb handler
+
+    from openalice.core import redact  # lazy: verb handler
+    from openalice.runs import results, tasks  # lazy: verb handler
+
+    tasks.load_task(args.task_id)  # the id checked, the run known (exit 2 otherwise)
+    name = results.STDOUT_LOG if args.stream == "stdout" else results.STDERR_LOG
+    path = tasks.task_dir(args.task_id) / name
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        size = 0
+    text = results.read_tail(path, LOG_LIMIT)
+    data = {"taskId": args.task_id, "stream": args.stream, "bytes": size,
+            "truncated": size > LOG_LIMIT, "content": redact.redact(text)}
+    ctx.emit(data, lambda d: d["content"].rstrip("\n"))
     return 0

@@ -19,6 +19,7 @@ from openalice.core.errors import AliceError
 from openalice.journal import make_filter
 
 from . import delivery
+from .api_runs import RUN_ROUTES, RunRoutes
 from .errors import STATUS_FOR_EXIT, HttpError, error_document
 from .fields import ISSUE_CREATE_FIELDS, ISSUE_UPDATE_FIELDS, issue_args, adapter_action_args
 from .params import Query, check_param, json_body, text_value
@@ -106,6 +107,7 @@ ROUTES: list[tuple[str, str, str, tuple[str, ...]]] = [
     ("GET", "/api/agent-runtime", "journal",
      ("afterSeq", "family", "type", "limit", "page")),
     ("GET", "/api/agent-runtime/stream", "journal_stream", ("afterSeq", "family", "type")),
+    *RUN_ROUTES,  # the run detail view's routes (api_runs.py)
 ]
 
 _COMPILED = [(method, pattern.strip("/").split("/"), name, keys)
@@ -139,7 +141,7 @@ def match(method: str, segments: list[str]) -> tuple[str, dict[str, str], tuple[
                     code="method_not_allowed", headers={"Allow": ", ".join(allowed)})
 
 
-class Api:
+class Api(RunRoutes):
     """Route handlers.  Each returns a Response or a Stream."""
 
     def __init__(self, runner: CliRunner) -> None:

@@ -60,6 +60,10 @@ def _env_name(value: str) -> bool:
     return ENV_NAME_RE.match(value) is not None
 
 
+def _log_name(value: str) -> bool:
+    return value in ("stderr", "stdout")
+
+
 def _index(value: str) -> bool:
     return value.isascii() and value.isdigit() and len(value) <= 6
 
@@ -68,6 +72,7 @@ PARAM_CHECKS: dict[str, Callable[[str], bool]] = {
     "workspace": _workspace_id, "issue": _issue_id, "entry": _inbox_id, "task": _task_id,
     "adapter": _adapter_id, "model": _model_id, "env_name": _env_name, "index": _index,
     "connector": lambda value: value.isascii() and CONNECTOR_NAME_RE.match(value) is not None,
+    "log": _log_name,
 }
 
 

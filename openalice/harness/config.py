@@ -41,7 +41,7 @@ TOOL_GROUPS: dict[str, tuple[str, ...]] = {
               "doctor", "serve", "schema", "completion", "chat", "manager", "connector"),
     "alice-inbox": ("push", "list", "show", "files", "cat", "read", "unread", "mark-all-read", "count",
                     "delete"),
-    "alice-schedule": ("scan", "run-now", "retry-now", "runs", "run", "health", "next", "install-timer",
+    "alice-schedule": ("scan", "run-now", "retry-now", "runs", "run", "log", "health", "next", "install-timer",
                        "uninstall-timer"),
 }
 TOOL_ALIASES = {"alice-workspace": "alice"}

@@ -129,3 +129,13 @@ class Site:
         self.catalog()
         self.run("harness-adapter", "enable", "claude")
         return self
+
+
+def add_report_with_script(site: Site) -> str:
+    """A Markdown report whose text tries every way to run script or load a remote resource."""
+    notes = site.workspaces["notes"]
+    (notes / "reports" / "evil.md").write_text(
+        "# Evil report\n\nPlain **words**.\n\n<script>document.title='ran'; window.pwned=1</script>\n\n"
+        "<img src=x onerror=\"window.pwned=2\">\n\n![remote](https://example.invalid/x.png)\n\n"
+        "[a link](https://example.invalid/page) and [js](javascript:window.pwned=3)\n")
+    return site.push(notes, "The evil report: [[reports/evil.md]]")
