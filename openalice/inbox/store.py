@@ -31,9 +31,11 @@ import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from openalice.core import fs, jsonl, paths
+from openalice.core import fs, jsonl, jsonl_lines, paths
 from openalice.core.errors import NotFound, OperationalError
 from openalice.core.records import record_class
+
+from . import counter
 
 __all__ = [
     "ID_RE", "ENTRIES_FILE", "READ_STATE_FILE", "inbox_dir", "Entry", "InboxStore",
@@ -222,7 +224,10 @@ class InboxStore:
             record = build(entry_id)
             if record.get("id") != entry_id:
                 raise ValueError("build() must keep the minted id")
-            return self.file.append(record)  # the lock is re-entrant
+            before = counter.identity(self.entries_path)
+            self.file.append(record)  # the lock is re-entrant
+            counter.note_append(self, before, record, len(jsonl_lines._encode(record)))
+            return record
 
     def delete(self, entry_id: str) -> dict:
         """Splice the entry's line out of the file atomically; returns the entry."""

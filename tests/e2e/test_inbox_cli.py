@@ -347,3 +347,29 @@ def test_cat_by_index_and_references_in_listings(cli, workspace):
     for bad in (["--index", "-1"], ["a.md", "--index", "0"], []):
         r = cli("alice-inbox", "cat", entry, *bad, "--json")
         assert r.returncode == 2 and r.json()["error"]["code"] == "usage", bad
+
+
+def test_count_through_the_counter_equals_a_recount_from_both_tools(cli, ws):
+    """`alice-inbox count` and `alice inbox count` answer from counts.json while it
+    matches the files, and recount after a foreign append or a damaged counter."""
+    ids = [push(cli, ws, f"report {i}")["id"] for i in range(3)]
+    assert cli("alice-inbox", "read", ids[0], env={"ALICE_NOW": NOW}).returncode == 0
+    counter_file = home() / "data" / "inbox" / "counts.json"
+
+    def both():
+        a = cli("alice-inbox", "count", "--json").json()
+        b = cli("alice", "inbox", "count", "--json").json()
+        assert a == b
+        conforms("inbox-count", a)
+        conforms("inbox-counts", json.loads(counter_file.read_text()))
+        return a
+
+    assert both() == {"total": 3, "unread": 2}
+    with open(home() / "data" / "inbox" / "entries.jsonl", "a", encoding="utf-8") as fh:
+        fh.write(json.dumps({"id": "inbox-1796029300000-0000000a", "ts": 1796029300000,
+                             "workspaceId": "elsewhere", "body": "foreign",
+                             "fileRevisions": {}}) + "\n")
+    assert both() == {"total": 4, "unread": 3}
+    counter_file.write_text('{"version": 1, "total": 0')
+    assert both() == {"total": 4, "unread": 3}
+    check_disk()

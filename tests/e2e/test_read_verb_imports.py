@@ -89,26 +89,26 @@ PINNED = {
         "cli.inbox cli.inbox_text cli.inbox_verbs core.beneath core.flock core.fs core.fs.codec "
         "core.fs.directories core.fs.explain core.fs.locked core.fs.moves core.fs.reads "
         "core.fs.temps core.fs.writes core.homes core.jsonl core.jsonl_lines core.locks "
-        "core.paths core.records inbox inbox.files inbox.push inbox.query inbox.readstate "
+        "core.paths core.records inbox inbox.counter inbox.files inbox.push inbox.query inbox.readstate "
         "inbox.readstate.document inbox.readstate.marks inbox.references inbox.store",
     'alice-inbox list --limit 20':
         "cli.inbox cli.inbox_text cli.inbox_verbs core.beneath core.clock core.flock core.fs "
         "core.fs.codec core.fs.directories core.fs.explain core.fs.locked core.fs.moves "
         "core.fs.reads core.fs.temps core.fs.writes core.homes core.jsonl core.jsonl_lines "
-        "core.locks core.paths core.records inbox inbox.files inbox.push inbox.query "
+        "core.locks core.paths core.records inbox inbox.counter inbox.files inbox.push inbox.query "
         "inbox.readstate inbox.readstate.document inbox.readstate.marks inbox.references "
         "inbox.store",
     'alice-inbox count --json':
         "cli.inbox cli.inbox_text cli.inbox_verbs core.beneath core.flock core.fs core.fs.codec "
         "core.fs.directories core.fs.explain core.fs.locked core.fs.moves core.fs.reads "
         "core.fs.temps core.fs.writes core.homes core.jsonl core.jsonl_lines core.locks "
-        "core.paths core.records inbox inbox.files inbox.push inbox.query inbox.readstate "
+        "core.paths core.records inbox inbox.counter inbox.files inbox.push inbox.query inbox.readstate "
         "inbox.readstate.document inbox.readstate.marks inbox.references inbox.store",
     'alice-inbox show {ENTRY} --json':
         "cli.inbox cli.inbox_text cli.inbox_verbs core.beneath core.flock core.fs core.fs.codec "
         "core.fs.directories core.fs.explain core.fs.locked core.fs.moves core.fs.reads "
         "core.fs.temps core.fs.writes core.homes core.jsonl core.jsonl_lines core.locks "
-        "core.paths core.records inbox inbox.files inbox.push inbox.query inbox.readstate "
+        "core.paths core.records inbox inbox.counter inbox.files inbox.push inbox.query inbox.readstate "
         "inbox.readstate.document inbox.readstate.marks inbox.references inbox.store workspaces "
         "workspaces.access workspaces.registry",
     'alice journal':

@@ -42,9 +42,10 @@ over it; ``mark-all-read`` keeps the bad file aside
 (``read-state.json.corrupt-<UTC stamp>``) and writes a new one.
 
 The unread count stays authoritative: it is computed from the entries file
-(valid entries present in it), never stored as a number that could drift;
-the watermark only lets the prefix's part of it be reused while the prefix is
-provably unchanged.
+(valid entries present in it); the watermark only lets the prefix's part of
+it be reused while the prefix is provably unchanged, and the unread counter
+(:mod:`..counter`, ``counts.json``) keeps a copy of the answer only for files
+that ``stat`` exactly as when it was counted.
 
 The package: :mod:`.document` (the sidecar's model: parsing, version 1,
 the watermark check and rebuild) and :mod:`.marks` (every change, and the

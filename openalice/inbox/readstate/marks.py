@@ -6,6 +6,7 @@ from __future__ import annotations
 from openalice.core import fs
 from openalice.core.errors import InvalidInput
 
+from .. import counter
 from ..store import Entry, InboxStore, is_entry_id
 from .document import (VERSION, ReadState, _current, _load_strict, _rebuild, _tail, _watermark,
                        load)
@@ -16,8 +17,10 @@ _RECOVER_HINT = ("'alice-inbox mark-all-read' keeps the bad file aside and start
                  "(or repair the file by hand)")
 
 
-def _update(store: InboxStore, change) -> ReadState:
-    """``change(state)`` under the sidecar's lock, then one atomic write."""
+def _update(store: InboxStore, change, delta: list | None = None) -> ReadState:
+    """``change(state)`` under the sidecar's lock, then one atomic write.  With
+    ``delta`` (filled by ``change`` with ``(workspace, ±1 unread)``), a counter
+    that matched the files before moves with the change (see :mod:`..counter`)."""
     result: list[ReadState] = []
 
     def apply(data: object) -> dict:
@@ -26,14 +29,26 @@ def _update(store: InboxStore, change) -> ReadState:
         result.append(state)
         return state.document()
 
-    try:
-        fs.locked_update_json(store.read_state_path, apply,
-                              default=lambda: {"version": VERSION})
-    except InvalidInput as exc:
-        if exc.file != str(store.read_state_path):
-            raise
-        raise InvalidInput(exc.message, file=exc.file, field=exc.field, code=exc.code,
-                           details={**exc.details, "hint": _RECOVER_HINT}) from None
+    with fs.locked_file(store.read_state_path):  # re-entrant: locked_update_json takes it again
+        entries = counter.identity(store.entries_path)
+        doc = counter.load(store) if delta is not None else None
+        live = counter.valid_for(doc, entries, counter.identity(store.read_state_path))
+        try:
+            fs.locked_update_json(store.read_state_path, apply,
+                                  default=lambda: {"version": VERSION})
+        except InvalidInput as exc:
+            if exc.file != str(store.read_state_path):
+                raise
+            raise InvalidInput(exc.message, file=exc.file, field=exc.field, code=exc.code,
+                               details={**exc.details, "hint": _RECOVER_HINT}) from None
+        if live and delta and counter.identity(store.entries_path) == entries:
+            ws = dict(doc["workspaces"])
+            unread = doc["unread"]
+            for workspace, change_by in delta:
+                ws[workspace] = ws.get(workspace, 0) + change_by
+                unread += change_by
+            counter.save(store, entries, counter.identity(store.read_state_path),
+                         {**doc, "unread": unread, "workspaces": ws, "readStateProblem": None})
     return result[0]
 
 
@@ -44,12 +59,16 @@ def _in_prefix(state: ReadState, entry: Entry) -> bool:
 def mark_read(store: InboxStore, entry_id: str, *, now_ms: int) -> int:
     """Mark one existing entry read (a later call moves readAt); returns readAt."""
     store.get(entry_id)
+    delta: list = []
 
     def change(state: ReadState) -> None:
+        entry = store.get(entry_id)  # again under the lock: the counter's delta needs it
+        if entry_id not in state:
+            delta.append((entry.record["workspaceId"], -1))
         state.unread.pop(entry_id, None)
         state.read[entry_id] = now_ms
 
-    _update(store, change)
+    _update(store, change, delta)
     return now_ms
 
 
@@ -57,15 +76,18 @@ def mark_unread(store: InboxStore, entry_id: str) -> bool:
     """Drop the read mark of an existing entry; True if it was read."""
     store.get(entry_id)
     was: list[bool] = []
+    delta: list = []
 
     def change(state: ReadState) -> None:
         entry = store.get(entry_id)  # again under the lock: where it is now
         was.append(entry_id in state)
+        if was[0]:
+            delta.append((entry.record["workspaceId"], 1))
         state.read.pop(entry_id, None)
         if _in_prefix(state, entry):  # the prefix lists every unread entry it holds
             state.unread[entry_id] = entry.record["workspaceId"]
 
-    _update(store, change)
+    _update(store, change, delta)
     return was[0]
 
 
@@ -86,33 +108,61 @@ def forget(store: InboxStore, entry_id: str) -> None:
         store.read_state_problem = "read state is corrupt; the deleted entry's mark was not removed"
 
 
-def counts(store: InboxStore, read: ReadState | None = None, *,
-           workspace_id: str | None = None) -> dict:
-    """``{"total", "unread"}`` over the whole file (and ``workspaceUnread`` when
-    asked): the prefix's part from the watermark, the rest by reading the
-    entries after it."""
-    state = load(store) if read is None else read
+def _tally(store: InboxStore, state: ReadState) -> dict:
+    """``{total, unread, workspaces: {ws: unread}, problems, readStateProblem}``
+    from the files: the prefix's part from the watermark, the rest by reading
+    the entries after it."""
     tail = _tail(store, state)
     if tail is None:  # the prefix moved (a delete, a hand edit): count everything
         state = _rebuild(store, state)
         tail = _tail(store, state)
-    total = unread = ws_unread = 0
+    total = 0
+    workspaces: dict[str, int] = {}
     if state.watermark is not None:
         total = state.watermark["entries"]
-        unread = len(state.unread)
-        if workspace_id is not None:
-            ws_unread = sum(1 for ws in state.unread.values() if ws == workspace_id)
+        for ws in state.unread.values():
+            workspaces[ws] = workspaces.get(ws, 0) + 1
     for entry in tail:
         total += 1
         if entry.id in state.read:
             continue
-        unread += 1
-        if workspace_id is not None and entry.record["workspaceId"] == workspace_id:
-            ws_unread += 1
-    out = {"total": total, "unread": unread}
+        ws = entry.record["workspaceId"]
+        workspaces[ws] = workspaces.get(ws, 0) + 1
+    problems = [{"offset": p["offset"], "reason": p["reason"]} for p in store.problems
+                if p["file"] == str(store.entries_path)]
+    return {"total": total, "unread": sum(workspaces.values()), "workspaces": workspaces,
+            "problems": problems, "readStateProblem": store.read_state_problem}
+
+
+def _answer(tally: dict, workspace_id: str | None) -> dict:
+    out = {"total": tally["total"], "unread": tally["unread"]}
     if workspace_id is not None:
-        out["workspaceUnread"] = ws_unread
+        out["workspaceUnread"] = tally["workspaces"].get(workspace_id, 0)
     return out
+
+
+def counts(store: InboxStore, read: ReadState | None = None, *,
+           workspace_id: str | None = None) -> dict:
+    """``{"total", "unread"}`` over the whole file (and ``workspaceUnread`` when
+    asked).  Without ``read``: from the counter while it matches both files
+    (O(1)), else from the files, and the repaired counter is written back."""
+    if read is not None:
+        return _answer(_tally(store, read), workspace_id)
+    entries = counter.identity(store.entries_path)
+    read_state = counter.identity(store.read_state_path)
+    doc = counter.load(store)
+    if counter.valid_for(doc, entries, read_state):
+        return counter.answer(store, doc, workspace_id)
+    tally = _tally(store, load(store))
+    if entries is not None:
+        try:
+            with fs.locked_file(store.read_state_path, blocking=False):
+                if (counter.identity(store.entries_path) == entries
+                        and counter.identity(store.read_state_path) == read_state):
+                    counter.save(store, entries, read_state, tally)
+        except Exception:  # noqa: BLE001 -- busy or read-only: the next read repairs it
+            pass
+    return _answer(tally, workspace_id)
 
 
 def mark_all_read(store: InboxStore, *, now_ms: int, workspace_id: str | None = None) -> dict:
@@ -169,8 +219,12 @@ def mark_all_read(store: InboxStore, *, now_ms: int, workspace_id: str | None = 
         except InvalidInput:
             aside = fs.set_aside(store.read_state_path, f"corrupt-{_stamp(now_ms)}")
         written = _update(store, change)
-    fresh = InboxStore(store.directory)
-    out = {"marked": marked[0], **counts(fresh, written, workspace_id=workspace_id)}
+        fresh = InboxStore(store.directory)
+        entries = counter.identity(store.entries_path)
+        tally = _tally(fresh, written)  # only the entries pushed since the snapshot are read
+        if counter.identity(store.entries_path) == entries:
+            counter.save(store, entries, counter.identity(store.read_state_path), tally)
+    out = {"marked": marked[0], **_answer(tally, workspace_id)}
     if aside is not None:
         out["setAside"] = str(aside)
     return out
