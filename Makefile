@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 BENCH_VENV ?= .venv-bench
 PYTEST_ARGS ?=
 
-.PHONY: test test-fast demo bench install venv clean screenshots soak
+.PHONY: test test-fast lint demo bench install venv clean screenshots soak
 
 # pip 26 and later write console-script wrappers without `import re` (older
 # ones import it before our first line: 5-8 ms of every tool start), so every
@@ -40,6 +40,10 @@ test: $(BIN)/.installed
 	@if command -v npm >/dev/null 2>&1; then scripts/setup-agent-clis || echo "warning: setup-agent-clis failed; the realcli tests will report why" >&2; else echo "make test: npm not found; the realcli tests will say why they skip" >&2; fi
 	@scripts/setup-browser || echo "warning: no Chromium; the browser tests (tests/web) will say why they skip" >&2
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The repository's lint (pyproject's [tool.ruff]): pyflakes, import order, stale noqa comments.
+lint: $(BIN)/.installed
+	$(BIN)/python -m ruff check openalice tests bench scripts
 
 test-fast: $(BIN)/.installed
 	$(BIN)/python -m pytest -m "not realcli" $(PYTEST_ARGS)
