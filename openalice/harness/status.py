@@ -15,8 +15,7 @@ from openalice import managed
 from openalice.agents import shims
 from openalice.core.errors import AliceError
 
-from . import bundle as bundles
-from . import state
+from . import following, state
 from .upgrade import (SKILL_MIRROR, SKILL_PRIMARY, Scope, _make_preview, harness_store, load_config,
                       recover_workspace, template_store)
 
@@ -72,10 +71,11 @@ def status(ws, *, bundle_dir=None, now: datetime, recover: bool = True) -> dict:
         problems.append("an interrupted upgrade is pending (the next harness command recovers it)")
 
     try:
-        bundle = bundles.load(bundle_dir)
+        selected = following.select(root, bundle_dir)
+        bundle = selected.bundle
     except AliceError as err:
         problems.append(f"bundle: {err}")
-        bundle = None
+        selected = bundle = None
     config_doc = {"file": str(root / ".alice" / "alice-harness-config.json"), "ok": True, "problems": []}
     try:
         cfg = load_config(root)
@@ -104,7 +104,9 @@ def status(ws, *, bundle_dir=None, now: datetime, recover: bool = True) -> dict:
                           "appliedAt": version["appliedAt"], "source": version["source"],
                           "bundle": version["bundle"], "commit": version.get("commit")}
     if bundle is not None:
-        doc["bundle"] = {"source": bundle.source, "version": bundle.version, "revision": bundle.revision}
+        doc["bundle"] = {"source": bundle.source, "version": bundle.version, "revision": bundle.revision,
+                         "reason": selected.reason}
+        doc["follows"] = selected.follows
         template = bundle.templates.get(ws.template)
         if template is not None or tstate is not None:
             doc["guidance"] = {"template": ws.template,
@@ -176,7 +178,8 @@ def health(ws, *, now: datetime) -> list[tuple[str, str]]:
                 what = "a new version to record (no file changes)"
             flag = " --template" if key == "guidance" else ""
             if key == "bundle" and applied.get("bundle") not in (None, available.get("source")):
-                # Another bundle was applied last: differing from this one is not staleness.
+                # Compared with another bundle than the one applied last (asked for with
+                # ALICE_HARNESS_BUNDLE): differing from it is not staleness.
                 out.append(("info", f"skills come from bundle {applied['bundle']} ({applied['version']}); "
                                     f"{available.get('source')} ({available.get('version')}) differs: {what}"))
                 continue

@@ -135,7 +135,7 @@ PINNED = {
         "core.fs.temps core.fs.writes core.homes core.jsonl core.jsonl_lines core.locks "
         "core.paths core.records runs runs.tasks",
     'alice-schedule health --json':
-        "agents agents.base agents.claude agents.registry agents.shims cli.schedule cli.schedule_health "
+        "agents agents.base agents.claude agents.registry agents.shellrc agents.shims cli.schedule cli.schedule_health "
         "core.beneath core.clock core.cron core.flock core.frontmatter core.frontmatter.flow "
         "core.frontmatter.model core.frontmatter.parser core.frontmatter.quoted "
         "core.frontmatter.reader core.frontmatter.scalars core.frontmatter.values "
