@@ -35,7 +35,8 @@ MODES = ("headless", "interactive")
 # Ambient variables a child must not inherit: another tool's plumbing, and a
 # parent run's identity (the run env sets the child's own).
 STRIPPED_ENV = ("OPENALICE_MCP_URL", "OPENALICE_TOOL_URL", "OPENCODE_CONFIG_CONTENT",
-                "ALICE_RUN_ID", "ALICE_RESUME_ID", "ALICE_WORKSPACE_ID")
+                "ALICE_RUN_ID", "ALICE_RESUME_ID", "ALICE_WORKSPACE_ID",
+                "OPENALICE_SCAN_TIMER")  # (a scan an agent starts is not its timer's)
 STRIPPED_PREFIXES = ("CLAUDE_CODE_", "VSCODE_")
 # The one variable a vault key travels in for engines that take a key by env name.
 SESSION_KEY_VAR = "OPENALICE_SESSION_KEY"

@@ -70,7 +70,7 @@ def scan_report(*, dry_run: bool, now_text: str | None, capacity: int | None = N
 def _heartbeat(now_ms: int, warn: Callable[[str], None] | None) -> None:
     """Renew the heartbeat; a failure is reported, never fatal (the scan ran)."""
     try:
-        fastpath.write_heartbeat(now_ms)
+        fastpath.write_heartbeat(now_ms, os.environ.get(fastpath.TIMER_VAR))  # a timer's scan says so
     except OSError as exc:
         if warn is not None:
             warn(f"cannot write the scan heartbeat {fastpath.heartbeat_file()}: "
