@@ -148,14 +148,15 @@ PINNED = {
         "schedule.address schedule.health sessions sessions.binding "
         "sessions.resolve sessions.store workspaces workspaces.access workspaces.registry",
     'harness-adapter list --json':
-        "adapters adapters.catalog adapters.effective adapters.envfile adapters.invoke "
+        "adapters adapters.catalog adapters.effective adapters.envfile adapters.invoke adapters.vault_link "
         "adapters.models adapters.state cli.adapter cli.adapter_verbs core.beneath core.clock "
         "core.ecma_regex core.flock core.fs core.fs.codec core.fs.directories core.fs.explain "
         "core.fs.locked core.fs.moves core.fs.reads core.fs.temps core.fs.writes core.homes "
         "core.locks core.paths core.records core.redact core.resources core.schema "
         "core.schema.applicators core.schema.arrays core.schema.compiler core.schema.instances "
         "core.schema.limits core.schema.nodes core.schema.objects core.schema.refs "
-        "core.schema.report core.schema.strings core.schema.validator core.secrets",
+        "core.schema.report core.schema.strings core.schema.validator core.secrets "
+        "credentials credentials.vault credentials.wires models models.ladder",  # (vault links)
     'alice session list --json':
         "cli.alice cli.alice_session core.beneath core.clock core.flock core.fs core.fs.codec "
         "core.fs.directories core.fs.explain core.fs.locked core.fs.moves core.fs.reads "
@@ -169,10 +170,12 @@ PINNED = {
         "core.secrets models models.ladder preferences preferences.settings workspaces "
         "workspaces.access workspaces.registry",
     'alice credential list --json':
+        # (the adapter modules: where the other secret store is, and what the vault could link)
+        "adapters adapters.catalog adapters.envfile adapters.vault_link "
         "cli.alice cli.alice_credential core.beneath core.clock core.flock core.fs "
         "core.fs.codec core.fs.directories core.fs.explain core.fs.locked core.fs.moves "
         "core.fs.reads core.fs.temps core.fs.writes core.homes core.locks core.paths "
-        "core.secrets credentials credentials.vault credentials.wires models models.ladder",
+        "core.records core.resources core.secrets credentials credentials.vault credentials.wires models models.ladder",
     'alice models list --json':
         "cli.alice cli.alice_models core.beneath core.clock core.flock core.fs core.fs.codec "
         "core.fs.directories core.fs.explain core.fs.locked core.fs.moves core.fs.reads "
