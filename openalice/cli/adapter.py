@@ -38,11 +38,12 @@ examples:
   harness-adapter set-models claude claude-sonnet-4-5
   harness-adapter validate presets/pair.json
 
+secrets: adapter env files ($HARNESS_HOME/env/NAME.env) feed the catalog
+wrappers; the vault (alice credential, $OPENALICE_HOME/vault) feeds the runs
+the scheduler starts. 'set-secret ID --from-vault SLUG' copies a vault key.
+
 """ + exit_codes_help({2: "usage or invalid input (unknown id, malformed catalog or state, failed validation)",
                  3: "unavailable (an adapter is down, no model list)"}, codes=(0, 2, 3), indent=0) + """
-secrets: adapter env files ($HARNESS_HOME/env/NAME.env) feed the catalog wrappers; the
-vault (alice credential, $OPENALICE_HOME/vault) feeds the runs the scheduler starts.
-
 environment: HARNESS_HOME (default ~/.harness), HARNESS_CATALOG (catalog file)
 docs: docs/harness-adapter.md, docs/WRAPPER-CONTRACT.md
 """

@@ -31,10 +31,13 @@ def register(sub, common) -> None:
                  examples="  printf '%s' \"$KEY\" | harness-adapter set-secret claude ANTHROPIC_API_KEY -\n"
                           "  harness-adapter set-secret codex OPENAI_API_KEY          # hidden prompt\n"
                           "  harness-adapter set-secret codex OPENAI_API_KEY - --force < key.txt\n"
-                          "  harness-adapter set-secret claude --from-vault anthro-1  # the vault's key")
+                          "  harness-adapter set-secret claude --from-vault anthro-1  # the key in the vault")
     p.add_argument("id", metavar="ID")
-    p.add_argument("key", metavar="KEY", nargs="?")
-    p.add_argument("source", metavar="-", nargs="?", help="'-' reads the value from stdin")
+    # KEY and '-' in one list: KEY may be left out with --from-vault (and the quick parser
+    # models one variable-length positional, not two optional ones).
+    p.add_argument("words", metavar="KEY [-]", nargs="*",
+                   help="the variable to set (optional with --from-vault), then '-' to read the value "
+                        "from stdin")
     p.add_argument("--from-vault", metavar="SLUG", help="copy the key of this vault credential")
     p.add_argument("--force", action="store_true", help="replace a key that is already set")
 
@@ -54,12 +57,19 @@ def _refuse_argv_secret() -> None:
                      details={"hint": "the value you typed may be in your shell history: rotate it"})
 
 
+def _split_words(args: argparse.Namespace) -> None:
+    words = list(args.words)
+    if len(words) > 2 or (len(words) == 2 and words[1] != "-"):
+        _refuse_argv_secret()
+    args.key = words[0] if words and not (len(words) == 1 and words[0] == "-" and args.from_vault) else None
+    args.source = words[1] if len(words) == 2 else ("-" if words == ["-"] and args.from_vault else None)
+
+
 def cmd_set_secret(args: argparse.Namespace, ctx: Context) -> int:
     from openalice.adapters import envfile  # lazy: per verb
     from openalice.core import secrets
 
-    if args.source not in (None, "-"):
-        _refuse_argv_secret()
+    _split_words(args)
     if args.from_vault is not None:
         return _from_vault(args, ctx)
     if args.key is None:
