@@ -28,7 +28,7 @@ DATA = {"default", "presets", "spec"}
 
 #: Every allowed domain → domain edge (``core`` is always allowed and not listed).
 ALLOWED = {
-    "adapters": set(),
+    "adapters": {"credentials"},
     "agents": {"adapters", "credentials", "models"},
     "connectors": {"inbox", "issues", "journal", "workspaces"},
     "conversations": {"inbox", "issues", "runs", "sessions", "workspaces"},

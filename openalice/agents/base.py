@@ -18,6 +18,7 @@ from openalice.core.errors import InvalidInput, NotFound, UsageError
 from openalice.core.records import field, record_class
 from openalice.core.tools import tools_dir as shims_dir  # noqa: F401  (re-exported)
 
+from . import shellrc
 from .shims import WORKSPACE_BIN
 
 TYPE_CHECKING = False
@@ -26,7 +27,7 @@ if TYPE_CHECKING:  # annotations only (typing costs start-up time)
 
 __all__ = [
     "MODES", "Capabilities", "Projection", "Access", "Adapter", "binding_fields", "shims_dir",
-    "compose_path", "run_path", "child_env", "STRIPPED_ENV", "STRIPPED_PREFIXES", "SESSION_KEY_VAR",
+    "compose_path", "path_head", "run_path", "child_env", "STRIPPED_ENV", "STRIPPED_PREFIXES", "SESSION_KEY_VAR",
     "ANY_WIRE", "MINIMAX_POLICY", "check_native_id",
 ]
 
@@ -34,7 +35,8 @@ MODES = ("headless", "interactive")
 # Ambient variables a child must not inherit: another tool's plumbing, and a
 # parent run's identity (the run env sets the child's own).
 STRIPPED_ENV = ("OPENALICE_MCP_URL", "OPENALICE_TOOL_URL", "OPENCODE_CONFIG_CONTENT",
-                "ALICE_RUN_ID", "ALICE_RESUME_ID", "ALICE_WORKSPACE_ID")
+                "ALICE_RUN_ID", "ALICE_RESUME_ID", "ALICE_WORKSPACE_ID",
+                "OPENALICE_SCAN_TIMER")  # (a scan an agent starts is not its timer's)
 STRIPPED_PREFIXES = ("CLAUDE_CODE_", "VSCODE_")
 # The one variable a vault key travels in for engines that take a key by env name.
 SESSION_KEY_VAR = "OPENALICE_SESSION_KEY"
@@ -124,18 +126,25 @@ def compose_path(first: os.PathLike | str | Sequence[os.PathLike | str], rest: s
     return os.pathsep.join([*heads, *tail])
 
 
+def path_head(workspace: os.PathLike | str | None) -> list[str]:
+    """The directories every child's ``PATH`` starts with: the workspace's shims
+    (``<ws>/.alice/bin``), then the toolkit's own tools."""
+    heads = [str(Path(os.path.abspath(workspace)) / WORKSPACE_BIN)] if workspace is not None else []
+    return [*heads, str(shims_dir())]
+
+
 def run_path(workspace: os.PathLike | str | None, rest: str | None) -> str:
     """The ``PATH`` of every child: the workspace's shims (``<ws>/.alice/bin``),
     the toolkit's own tools, then ``rest``."""
-    heads = [Path(os.path.abspath(workspace)) / WORKSPACE_BIN] if workspace is not None else []
-    return compose_path([*heads, shims_dir()], rest)
+    return compose_path(path_head(workspace), rest)
 
 
 def child_env(base_env: Mapping[str, str], run_env: Mapping[str, str] | None = None, *,
               extra: Mapping[str, str] | None = None, secret_env: Mapping[str, str] | None = None,
               strip: Sequence[str] = (), workspace: os.PathLike | str | None = None) -> dict[str, str]:
     """base (minus stripped names) + run env + adapter settings + secrets; one
-    PATH: the workspace's shims, then the toolkit's tools, then the caller's."""
+    PATH: the workspace's shims, then the toolkit's tools, then the caller's; and
+    the shells' start-up hooks that keep that head first (:mod:`.shellrc`)."""
     drop = set(STRIPPED_ENV) | set(strip)
     env = {k: v for k, v in base_env.items()
            if k not in drop and not k.startswith(STRIPPED_PREFIXES)}
@@ -143,6 +152,8 @@ def child_env(base_env: Mapping[str, str], run_env: Mapping[str, str] | None = N
     env.update(extra or {})
     env.update(secret_env or {})
     env["PATH"] = run_path(workspace, base_env.get("PATH", os.defpath))
+    # The same head first again after any login or interactive shell's start-up files.
+    env.update(shellrc.environment(workspace, path_head(workspace), base_env))
     return env
 
 

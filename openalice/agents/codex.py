@@ -15,7 +15,9 @@ unconditionally), so the toolkit's tool directory that the runner put first
 would be gone and ``alice inbox push`` not found.  ``shell_environment_policy.set``
 is applied after the snapshot (even when the model asks for a login shell), so
 it pins the run's ``PATH`` (``P``: the workspace's shims, the toolkit's tools,
-then the caller's ``PATH``).
+then the caller's ``PATH``).  A shell the command itself starts (``bash -lc``,
+``zsh -lic``) is covered by the start-up hooks every child gets (:mod:`.shellrc`),
+which codex's default policy (``inherit = "all"``) passes on.
 """
 
 from __future__ import annotations

@@ -14,7 +14,8 @@ importing the harness (whose upgrades ask the runner which runs are live).
 
 Shims hold absolute paths (the toolkit's tool directory, the workspace), so
 they are machine-local: git-excluded, and rewritten when they no longer
-match (:func:`ensure`, called before every headless run).  A shim whose
+match (:func:`ensure`, called before every headless run).  With them come the
+shells' start-up files that keep them first (:mod:`.shellrc`, in ``.alice/bin/.shell/``).  A shim whose
 target is gone says how to fix it and exits 3.
 """
 
@@ -26,6 +27,8 @@ from pathlib import Path
 from openalice.core import fs
 from openalice.core.errors import InvalidInput
 from openalice.core.tools import tools_dir
+
+from . import shellrc
 
 __all__ = ["WORKSPACE_BIN", "HARNESS_CONFIG", "SHIMMED_TOOLS", "shim_dir", "render", "ensure", "problems"]
 
@@ -86,7 +89,7 @@ def problems(root: os.PathLike | str) -> list[str]:
             out.append(f"{WORKSPACE_BIN}/{tool} is not executable")
         elif not os.access(toolkit_dir() / tool, os.X_OK):
             out.append(f"{WORKSPACE_BIN}/{tool}: its target {toolkit_dir() / tool} is missing")
-    return out
+    return out + shellrc.problems(root)
 
 
 def ensure(root: os.PathLike | str) -> list[str]:
@@ -107,4 +110,4 @@ def ensure(root: os.PathLike | str) -> list[str]:
                                code="shim_blocked")
         fs.atomic_write_bytes(path, wanted, mode=0o755, dir_mode=0o755, root=root)
         written.append(f"{WORKSPACE_BIN}/{tool}")
-    return written
+    return written + shellrc.ensure(root)

@@ -17,7 +17,8 @@ commands:
   disable           disable an adapter on this machine
   set-models        narrow an adapter's models on this machine (--reset undoes)
   config            set or unset non-secret config keys (never secrets)
-  set-secret        store a secret in the adapter's env file (value from stdin or a prompt)
+  set-secret        store a secret in the adapter's env file (value from stdin, a prompt,
+                    or --from-vault SLUG: a key of the vault, copied inside the toolkit)
   unset-secret      remove a secret from the adapter's env file
   health            probe adapters with '<wrapper> --health' (exit 3 if any is down)
   available-models  the adapter's full model list ('<wrapper> --list-models', cached 24 h)
@@ -38,6 +39,10 @@ examples:
   harness-adapter set-models claude claude-sonnet-4-5
   harness-adapter validate presets/pair.json
 
+secrets: adapter env files ($HARNESS_HOME/env/NAME.env) feed the catalog
+wrappers; the vault (alice credential, $OPENALICE_HOME/vault) feeds the runs
+the scheduler starts. 'set-secret ID --from-vault SLUG' copies a vault key.
+
 """ + exit_codes_help({2: "usage or invalid input (unknown id, malformed catalog or state, failed validation)",
                  3: "unavailable (an adapter is down, no model list)"}, codes=(0, 2, 3), indent=0) + """
 environment: HARNESS_HOME (default ~/.harness), HARNESS_CATALOG (catalog file)
@@ -48,7 +53,8 @@ _VERBS = ("list", "show", "enable", "disable", "set-models", "config", "set-secr
           "unset-secret", "health", "available-models", "validate")
 
 TOOL = Tool(name="harness-adapter", help=HELP,
-            verbs={verb: "openalice.cli.adapter_verbs" for verb in _VERBS})
+            verbs={verb: "openalice.cli.adapter_secrets" if verb.endswith("-secret") else "openalice.cli.adapter_verbs"
+                   for verb in _VERBS})
 
 
 def main(argv: list[str] | None = None) -> int:

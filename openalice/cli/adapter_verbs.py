@@ -1,6 +1,7 @@
 """The ``harness-adapter`` verbs: parse, call :mod:`openalice.adapters`, print.
 
-Handlers import their domain modules themselves (lazy: only the verb that runs loads them)."""
+Handlers import their domain modules themselves (lazy: only the verb that runs loads them).
+``set-secret`` and ``unset-secret`` are :mod:`.adapter_secrets`."""
 
 from __future__ import annotations
 
@@ -29,7 +30,8 @@ def _timeout(text: str) -> float:
     return value
 
 
-def register(sub, common) -> None:
+def adapter_options(common):
+    """The options every harness-adapter verb takes (on top of ``common``)."""
     opts = shared_options(common)
     opts.add_argument("--catalog", metavar="PATH",
                       help="the catalog file (default: $HARNESS_CATALOG, else the shipped "
@@ -37,6 +39,11 @@ def register(sub, common) -> None:
                            "against its directory")
     opts.add_argument("--timeout", metavar="S", type=_timeout, default=None,
                       help="bound each wrapper probe, in seconds (default 10)")
+    return opts
+
+
+def register(sub, common) -> None:
+    opts = adapter_options(common)
 
     p = add_verb(sub, "list", cmd_list, common=opts,
                  help="list every adapter: catalog + this machine's state (+ live health with --probe)",
@@ -80,27 +87,6 @@ def register(sub, common) -> None:
     p.add_argument("id", metavar="ID")
     p.add_argument("pairs", metavar="KEY=VALUE", nargs="*")
     p.add_argument("--unset", metavar="KEY", action="append", default=[], help="remove KEY (repeatable)")
-
-    p = add_verb(sub, "set-secret", cmd_set_secret, common=opts,
-                 help="store a secret in the adapter's env file; the value comes from stdin or a "
-                      "hidden prompt, never the command line",
-                 description="Write KEY='value' to the adapter's envFile (0600, in a 0700 directory), "
-                             "the file its wrapper sources. The value is read from stdin ('-', one "
-                             "trailing newline stripped) or a hidden prompt; it is never echoed, "
-                             "logged or returned. Replacing a set key needs --force.",
-                 examples="  printf '%s' \"$KEY\" | harness-adapter set-secret claude ANTHROPIC_API_KEY -\n"
-                          "  harness-adapter set-secret codex OPENAI_API_KEY          # hidden prompt\n"
-                          "  harness-adapter set-secret codex OPENAI_API_KEY - --force < key.txt")
-    p.add_argument("id", metavar="ID")
-    p.add_argument("key", metavar="KEY")
-    p.add_argument("source", metavar="-", nargs="?", help="'-' reads the value from stdin")
-    p.add_argument("--force", action="store_true", help="replace a key that is already set")
-
-    p = add_verb(sub, "unset-secret", cmd_unset_secret, common=opts,
-                 help="remove a secret from the adapter's env file",
-                 examples="  harness-adapter unset-secret claude ANTHROPIC_API_KEY")
-    p.add_argument("id", metavar="ID")
-    p.add_argument("key", metavar="KEY")
 
     p = add_verb(sub, "health", cmd_health, common=opts,
                  help="probe adapters with '<wrapper> --health'; exit 3 if any is down",
@@ -229,6 +215,34 @@ def _human_list(items: list) -> str:
 
 # -- verbs ------------------------------------------------------------------
 
+def _with_vault_links(args, items: list) -> list:
+    """Each descriptor's ``vaultLinks``: vault keys that could fill its missing secrets."""
+    from openalice.adapters import vault_link  # lazy: per verb
+
+    catalog = _catalog(args)
+    records = vault_link.linkable_credentials() if any(v == "missing" for d in items
+                                                       for v in d["secrets"].values()) else []
+    for d in items:
+        d["vaultLinks"] = vault_link.suggestions(catalog.require(d["id"]), d["secrets"], records=records)
+    return items
+
+
+def _stores_text(items: list) -> str:
+    """The two secret stores, what feeds what, and the links the vault offers."""
+    from openalice.adapters import vault_link  # lazy: per verb
+
+    stores = vault_link.stores()
+    lines = [f"secrets: the adapter env files ({stores['adapterEnvFiles']['path']}, harness-adapter set-secret) "
+             "feed the catalog wrappers;",
+             f"  the vault ({stores['vault']['path']}, alice credential) feeds the runs the scheduler starts; "
+             "neither reads the other."]
+    for d in items:
+        for link in d.get("vaultLinks", []):
+            lines.append(f"  {d['id']}: {link['key']} is missing here, but the vault holds {link['vendor']} "
+                         f"credential '{link['credential']}': link it with '{link['command']}'")
+    return "\n".join(lines)
+
+
 def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
     from openalice import adapters  # lazy: per verb
 
@@ -237,12 +251,13 @@ def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
                               timeout=_timeout_of(args), now=ctx.now(), warnings=warnings)
     for message in warnings:
         ctx.warn(message)
-    ctx.emit(items, _human_list)
+    ctx.emit(_with_vault_links(args, items), lambda d: _human_list(d) + ("\n" + _stores_text(d) if d else ""))
     return 0
 
 
 def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
-    ctx.emit(_descriptor(args, ctx, args.id, probe=args.probe), _human_descriptor)
+    [d] = _with_vault_links(args, [_descriptor(args, ctx, args.id, probe=args.probe)])
+    ctx.emit(d, lambda d: _human_descriptor(d) + "\n" + _stores_text([d]))
     return 0
 
 
@@ -298,47 +313,6 @@ def cmd_config(args: argparse.Namespace, ctx: Context) -> int:
     d = _descriptor(args, ctx, entry.id)
     ctx.emit(d, lambda d: f"{d['id']} config: "
              + (", ".join(f"{k}={v}" for k, v in d["config"].items()) or "(none)"))
-    return 0
-
-
-def cmd_set_secret(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice.adapters import envfile  # lazy: per verb
-    from openalice.core import secrets
-
-    if args.source not in (None, "-"):
-        # Checked first, and the value is never repeated: it is already in the shell history.
-        raise UsageError("secrets are never taken from the command line; pass '-' and pipe the "
-                         "value on stdin, or answer the hidden prompt", code="secret_in_argv",
-                         details={"hint": "the value you typed may be in your shell history: "
-                                          "rotate it"})
-    entry = _catalog(args).require(args.id)
-    path = envfile.check_settable(entry, args.key, force=args.force)
-    if entry.env and args.key not in entry.env:
-        ctx.warn(f"{args.key} is not one of the keys adapter '{entry.id}' declares "
-                 f"({', '.join(entry.env)}); storing it anyway")
-    value = secrets.read_secret(args.source, prompt=f"{args.key} for {entry.id} (hidden): ",
-                                stdin=ctx.stdin)
-    replaced = envfile.set_secret(entry, args.key, value, force=args.force)
-    del value
-    exposure = envfile.git_exposure(path)
-    if exposure:
-        ctx.warn(exposure)
-    d = _descriptor(args, ctx, entry.id)
-    verb = "replaced" if replaced else "set"
-    ctx.emit(d, lambda d: f"{args.key} {verb} for {entry.id} in {path} (mode 0600)")
-    return 0
-
-
-def cmd_unset_secret(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice.adapters import envfile  # lazy: per verb
-
-    entry = _catalog(args).require(args.id)
-    removed = envfile.unset_secret(entry, args.key)
-    if not removed:
-        ctx.warn(f"{args.key} was not set for adapter '{entry.id}'")
-    d = _descriptor(args, ctx, entry.id)
-    ctx.emit(d, lambda d: f"{args.key} {'removed from' if removed else 'not set in'} "
-                          f"{d['envFile']}")
     return 0
 
 

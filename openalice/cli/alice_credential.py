@@ -14,7 +14,10 @@ def register(sub, common) -> None:
         "credential", help="add, list and remove provider credentials (vault)",
         description="Credentials live in $OPENALICE_HOME/vault/: a record without secrets, and the key in "
                     "a 0600 file. The key is read from stdin or a hidden prompt, never from the command "
-                    "line, and is never printed. Without a credential, agents use their native login.",
+                    "line, and is never printed. Without a credential, agents use their native login. "
+                    "The vault feeds the runs the scheduler starts; the catalog wrappers of "
+                    "harness-adapter read their own env files ($HARNESS_HOME/env/NAME.env) instead: "
+                    "copy a vault key there with 'harness-adapter set-secret ID --from-vault SLUG'.",
         epilog="examples:\n  printf '%s' \"$KEY\" | alice credential add ds-1 --vendor deepseek\n"
                "  alice credential list\n")
     verbs = group.add_subparsers(dest="credential_verb", metavar="VERB", required=True)
@@ -92,25 +95,51 @@ def cmd_add(args: argparse.Namespace, ctx: Context) -> int:
                           base_url=args.base_url, wire_specs=args.wire, label=args.label,
                           last_model=args.model, replace=args.replace, now=ctx.now())
     view = credentials.public_view(rec)
-    ctx.emit({"credential": view}, lambda d: f"stored: {_human_record(d['credential'])}")
+    links = _adapter_links(args.slug)
+    ctx.emit({"credential": view}, lambda d: f"stored: {_human_record(d['credential'])}\n"
+                                             + _stores_text(links, added=True))
     return 0
+
+
+def _adapter_links(slug: str | None = None) -> list[dict]:
+    from openalice.adapters import vault_link  # lazy: only a credential listing reads the adapter catalog
+
+    return vault_link.adapter_links(slug=slug)
+
+
+def _stores_text(links: list[dict], *, added: bool = False) -> str:
+    """Where the other store is, what feeds what, and the links on offer."""
+    # lazy: only a credential verb that reports the stores needs it
+    from openalice.adapters import vault_link
+
+    stores = vault_link.stores()
+    lines = [f"secrets: the vault ({stores['vault']['path']}) feeds the runs the scheduler starts; the catalog "
+             f"wrappers (harness-adapter) read their own env files ({stores['adapterEnvFiles']['path']}), "
+             "not the vault."]
+    for link in links:
+        lines.append(f"  adapter {link['adapter']}: {link['key']} is not set in its env file; "
+                     f"{'link this key' if added else 'link ' + repr(link['credential'])} with: {link['command']}")
+    return "\n".join(lines)
 
 
 def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
     # lazy: a verb's domain modules load only when that verb runs
     from openalice import credentials
 
+    from openalice.adapters import vault_link  # lazy: the other store's whereabouts
+
     items = [credentials.public_view(rec) for rec in credentials.list_records()]
+    links = _adapter_links() if items else []
 
     def human(d: dict) -> str:
         # lazy: a verb's domain modules load only when that verb runs
         from openalice.core.output import table
 
         if not d["credentials"]:
-            return "no credentials (agents use their native login)"
-        return table([_record_cells(r) for r in d["credentials"]], _LIST_HEADERS)
+            return "no credentials (agents use their native login)\n" + _stores_text([])
+        return table([_record_cells(r) for r in d["credentials"]], _LIST_HEADERS) + "\n" + _stores_text(links)
 
-    ctx.emit({"credentials": items}, human)
+    ctx.emit({"credentials": items, "secretStores": vault_link.stores(), "adapterLinks": links}, human)
     return 0
 
 

@@ -14,8 +14,9 @@ def _workspace_arg(p) -> None:
 
 def _bundle_arg(p) -> None:
     p.add_argument("--bundle", metavar="DIR",
-                   help="read skills and templates from DIR (same layout as the shipped default/; "
-                        "also ALICE_HARNESS_BUNDLE)")
+                   help="compare with the bundle in DIR (same layout as the shipped default/; also "
+                        "ALICE_HARNESS_BUNDLE); 'default' is the shipped one. Without it: the bundle the "
+                        "workspace follows (the one its last bundle upgrade applied)")
 
 
 def register(sub, common) -> None:
@@ -117,6 +118,9 @@ def _status_text(w: dict) -> str:
     lines.append(f"  skills bundle: applied {applied.get('version', '?')} ({applied.get('revision') or '-'}), "
                  f"available {bundle.get('version', '?')} ({bundle.get('revision', '-')}) from "
                  f"{bundle.get('source', '?')}")
+    if bundle:
+        lines.append(f"  compared with: {bundle['source']} {bundle['version']} ({_REASONS[bundle['reason']]})"
+                     + _follows_text(w.get("follows"), bundle))
     guidance = w.get("guidance")
     if guidance:
         lines.append(f"  guidance ({guidance['template']}): applied {guidance['appliedVersion']}, available "
@@ -136,6 +140,17 @@ def _status_text(w: dict) -> str:
     return "\n".join(lines)
 
 
+# Why a bundle was compared with (harness.following.REASONS, without importing the harness here).
+_REASONS = {"flag": "named with --bundle", "env": "named by $ALICE_HARNESS_BUNDLE",
+            "followed": "the bundle this workspace follows", "default": "the shipped bundle"}
+
+
+def _follows_text(follows: dict | None, compared: dict) -> str:
+    if not follows or follows["source"] == compared["source"]:
+        return ""
+    return f"; this workspace follows {follows['source']} {follows['version']}"
+
+
 def change_line(item: dict) -> str:
     copies = f" (+{len(item['copies'])} cop{'y' if len(item['copies']) == 1 else 'ies'})" if item.get("copies") else ""
     return f"  {item['status']:<10} {item['operation']:<7} {item['path']}{copies}  {item['reason']}"
@@ -146,6 +161,10 @@ def _preview_text(p: dict) -> str:
     what = {"bundle": "skills", "template": "guidance"}.get(scope["kind"],
                                                            f"skill {scope.get('skill')} ({scope.get('action')})")
     lines = [f"{p['workspaceId']}: {what} {p['fromVersion']} -> {p['toVersion']} ({p['bundle']}): {p['status']}"]
+    compared = p.get("comparedWith")
+    if compared:
+        lines.append(f"  compared with: {compared['source']} {compared['version']} ({_REASONS[compared['reason']]})"
+                     + _follows_text(p.get("follows"), compared))
     s = p["summary"]
     lines.append(f"  {s['ready']} ready, {s['merged']} merged, {s['preserved']} preserved, "
                  f"{s['conflicts']} conflicts, {s['unchanged']} unchanged")

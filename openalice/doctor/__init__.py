@@ -21,10 +21,10 @@ from openalice import agents, credentials, harness, preferences, sessions, works
 from openalice.core import clock, paths
 from openalice.core.errors import AliceError
 from openalice.core.records import field, record_class
-from openalice.schedule import fastpath, timers
 from openalice.schedule.health import health_report
 
 from . import logins
+from .timers import check_timers
 
 __all__ = ["Finding", "Report", "run_checks", "PINNED_VERSIONS"]
 
@@ -304,43 +304,8 @@ def _ago(seconds: float) -> str:
 
 
 def _check_timers(report: Report, env: Mapping[str, str], now, live_scheduled: int) -> None:
-    """Is a scan timer installed, and does it really fire?  The scan renews a
-    heartbeat every time it runs; older than two timer periods means the
-    timer is not firing (cron daemon stopped, the line cannot run, the unit
-    not enabled...)."""
-    try:
-        found = timers.installed(env)
-    except Exception as exc:  # noqa: BLE001 - a timer tool that misbehaves is a finding, not a crash
-        report.add("timers", "attention", f"cannot list installed timers: {exc}")
-        found = []
-    beat_ms = fastpath.read_heartbeat()
-    now_ms = clock.to_ms(now)
-    limit_ms = 2 * timers.PERIOD_SECONDS * 1000
-    fresh = beat_ms is not None and now_ms - beat_ms <= limit_ms
-    where = ", ".join(f"{t['kind']} ({t['where']})" for t in found)
-    last = None if beat_ms is None else _ago(max(0, now_ms - beat_ms) / 1000)
-    if found:
-        logs = "; ".join(f"its log: {timers.log_hint(t['kind'], env)}" for t in found)
-        if fresh:
-            report.add("timers", "ok", f"scan timer installed: {where}; it fires (last scan {last})")
-        elif beat_ms is None:
-            report.add("timers", "attention", f"scan timer installed: {where}, but no scan has run yet "
-                                              f"(wait a minute; else {logs})")
-        else:
-            report.add("timers", "attention",
-                       f"scan timer installed: {where}, but the last scan was {last} (more than "
-                       f"{2 * timers.PERIOD_SECONDS} s): the timer is not firing ({logs}; is the "
-                       "service manager running?)")
-    elif fresh:
-        report.add("timers", "ok", f"scans are running (last {last}), though no timer from "
-                                   "'alice-schedule install-timer' was found")
-    elif live_scheduled:
-        report.add("timers", "attention",
-                   f"{live_scheduled} scheduled issue(s) but no scan timer: nothing will run them "
-                   "('alice-schedule install-timer --cron --write' sets one up)"
-                   + (f"; the last scan was {last}" if last else ""))
-    else:
-        report.add("timers", "info", "no scan timer installed ('alice-schedule install-timer' sets one up)")
+    """Installed for this home, and firing (scans the timer started): :mod:`.timers`."""
+    check_timers(lambda status, message: report.add("timers", status, message), env, now, live_scheduled, _ago)
 
 
 def _check_harness(report: Report, now) -> None:

@@ -15,6 +15,7 @@ from openalice.core.errors import Conflict
 
 from . import bundle as bundles
 from . import config as configs
+from . import following
 from . import state
 from .recovery import recover_workspace
 from .scopes import (GUIDANCE, OWNERS, SKILL_MIRROR, SKILL_MIRRORS, SKILL_PRIMARY, Scope, _root, harness_store,
@@ -39,6 +40,7 @@ class Preview:
     subject: str
     notes: list[str] = field(default_factory=list)
     recovered: list[managed.Recovery] = field(default_factory=list)
+    selected: Any = None           # following.Selected: the bundle compared with, and why
 
     @property
     def digest(self) -> str:
@@ -57,8 +59,8 @@ class Preview:
             base += " --template"
         elif self.scope.kind == "skill":
             base += f" --skill {self.scope.skill} --action {self.scope.action}"
-        if self.bundle.source != "default":
-            base += f" --bundle {self.bundle.source}"
+        if self.selected is not None and self.selected.reason in ("flag", "env"):
+            base += f" --bundle {self.bundle.source}"   # (followed or shipped: found again without it)
         resolutions = "".join(f" --keep-workspace {i.path}" for i in self.plan.conflicts)
         return f"{base} --apply --digest {self.digest}{resolutions}"
 
@@ -74,6 +76,9 @@ class Preview:
                "preserved": [i.to_json() for i in plan.items if i.status == "preserved" and not i.writes],
                "conflicts": [i.to_json() for i in plan.conflicts],
                "notes": list(self.notes), "nextCommand": self.next_command()}
+        if self.selected is not None:
+            out["comparedWith"] = self.selected.compared_with()
+            out["follows"] = self.selected.follows
         return out
 
 
@@ -278,7 +283,8 @@ def preview(ws, *, scope: Scope, bundle_dir=None, now: datetime) -> Preview:
     """Recover if needed, then plan ``scope`` for ``ws`` (nothing else is written)."""
     root = _root(ws)
     recovered = recover_workspace(ws, now=now)
-    bundle = bundles.load(bundle_dir)
-    result = _make_preview(ws, root, scope, bundle, now, "upgrade")
+    selected = following.select(root, bundle_dir)
+    result = _make_preview(ws, root, scope, selected.bundle, now, "upgrade")
     result.recovered = recovered
+    result.selected = selected
     return result

@@ -14,6 +14,7 @@ from openalice.workspaces.access import Caller, authorize_write
 
 from . import bundle as bundles
 from . import config as configs
+from . import following
 
 from .scopes import _root, load_config
 
@@ -32,7 +33,7 @@ def _effective(ws, cfg: configs.Config, bundle: bundles.Bundle | None) -> dict:
 def show(ws, *, bundle_dir=None) -> dict:
     root = _root(ws)
     cfg = load_config(root)
-    bundle = bundles.load(bundle_dir)
+    bundle = following.select(root, bundle_dir).bundle
     return {"workspaceId": ws.id, "file": str(root / HARNESS_CONFIG), "exists": cfg.exists,
             "config": cfg.document(), "effective": _effective(ws, cfg, bundle)}
 
@@ -55,7 +56,7 @@ def set_values(ws, assignments: Sequence[str], *, bundle_dir=None, now: datetime
             raise UsageError(str(exc), field="KEY=VALUE", code="bad_config_key") from None
     root = _root(ws)
     path = root / HARNESS_CONFIG
-    bundle = bundles.load(bundle_dir)
+    bundle = following.select(root, bundle_dir).bundle
     for parts, value in parsed:
         key = ".".join(parts)
         if parts[0] == "skills":

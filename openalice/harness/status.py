@@ -17,7 +17,7 @@ from openalice.agents import shims
 from openalice.core.errors import AliceError
 
 from . import bundle as bundles
-from . import state
+from . import following, state
 from .recovery import git_locks
 from .upgrade import (SKILL_MIRROR, SKILL_PRIMARY, Scope, _make_preview, harness_store, load_config,
                       recover_workspace, template_store)
@@ -66,8 +66,15 @@ def _lock_problem(lock: Path, root: Path, *, recovered: bool) -> str:
 def status(ws, *, bundle_dir=None, now: datetime, recover: bool = True) -> dict:
     """One workspace's harness status (never raises for what it reports; a missing or malformed
     bundle is bad input, as for ``upgrade``: InvalidInput naming the file and field, exit 2)."""
-    bundle = bundles.load(bundle_dir)
     root = Path(ws.path)
+    bundle_error = None
+    try:
+        selected = following.select(root, bundle_dir)
+    except AliceError as err:
+        if bundle_dir is not None or os.environ.get(bundles.BUNDLE_ENV):
+            raise   # a bundle named by flag or environment that cannot be read is bad input (exit 2)
+        selected, bundle_error = None, err   # the followed bundle is gone: a problem to report
+    bundle = selected.bundle if selected is not None else None
     doc: dict = {"workspaceId": ws.id, "path": ws.path, "template": ws.template, "available": True,
                  "problems": [], "upToDate": False}
     problems: list[str] = doc["problems"]
@@ -91,6 +98,8 @@ def status(ws, *, bundle_dir=None, now: datetime, recover: bool = True) -> dict:
     if pending:
         problems.append("an interrupted upgrade is pending (the next harness command recovers it)")
 
+    if bundle_error is not None:
+        problems.append(f"bundle: {bundle_error}")
     config_doc = {"file": str(root / ".alice" / "alice-harness-config.json"), "ok": True, "problems": []}
     try:
         cfg = load_config(root)
@@ -119,7 +128,9 @@ def status(ws, *, bundle_dir=None, now: datetime, recover: bool = True) -> dict:
                           "appliedAt": version["appliedAt"], "source": version["source"],
                           "bundle": version["bundle"], "commit": version.get("commit")}
     if bundle is not None:
-        doc["bundle"] = {"source": bundle.source, "version": bundle.version, "revision": bundle.revision}
+        doc["bundle"] = {"source": bundle.source, "version": bundle.version, "revision": bundle.revision,
+                         "reason": selected.reason}
+        doc["follows"] = selected.follows
         template = bundle.templates.get(ws.template)
         if template is not None or tstate is not None:
             doc["guidance"] = {"template": ws.template,
@@ -194,7 +205,8 @@ def health(ws, *, now: datetime) -> list[tuple[str, str]]:
                 what = "a new version to record (no file changes)"
             flag = " --template" if key == "guidance" else ""
             if key == "bundle" and applied.get("bundle") not in (None, available.get("source")):
-                # Another bundle was applied last: differing from this one is not staleness.
+                # Compared with another bundle than the one applied last (asked for with
+                # ALICE_HARNESS_BUNDLE): differing from it is not staleness.
                 out.append(("info", f"skills come from bundle {applied['bundle']} ({applied['version']}); "
                                     f"{available.get('source')} ({available.get('version')}) differs: {what}"))
                 continue

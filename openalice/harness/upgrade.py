@@ -39,6 +39,7 @@ from openalice.workspaces.access import Caller, authorize_write
 from openalice.workspaces.checkout import checkout
 
 from . import bundle as bundles
+from . import following
 from .planning import Preview, _make_preview, _template_of, preview
 from .recovery import recover_workspace
 from .scopes import (ACTIONS, GIT_EXCLUDES, GUIDANCE, OWNERS, SKILL_MIRROR, SKILL_MIRRORS, SKILL_PRIMARY, TRAILERS,
@@ -60,11 +61,12 @@ def apply(ws, *, scope: Scope, bundle_dir=None, digest: str | None = None, keep:
     authorize_write(Caller.of_process(), ws)    # a headless run upgrades only its own workspace
     for rel in (*keep, *use):
         managed.check_path(rel, field="--keep-workspace" if rel in keep else "--use-template")
-    bundle = bundles.load(bundle_dir)
     with checkout(ws, f"alice-harness upgrade ({scope.kind})", now=now):
         recovered = recover_workspace(ws, now=now, lease_held=True)
-        result = _make_preview(ws, root, scope, bundle, now, "upgrade")
+        selected = following.select(root, bundle_dir)   # after recovery: the version file is settled
+        result = _make_preview(ws, root, scope, selected.bundle, now, "upgrade")
         result.recovered = recovered
+        result.selected = selected
         if digest is not None and digest != result.digest:
             raise managed.StalePlan("the workspace changed since the preview (the plan's digest is now "
                                     f"{result.digest[:12]}…, not {digest[:12]}…); preview again",

@@ -41,8 +41,8 @@ from openalice.core.homes import openalice_home  # the plain-string form: no pat
 __all__ = ["CACHE_VERSION", "openalice_home", "cache_file", "lock_file", "registry_file",
            "heartbeat_file", "environment_key", "list_issue_files", "file_stat", "load_cache",
            "dump_cache", "decode_cache", "take_lock", "release_lock", "quick_scan", "write_heartbeat",
-           "read_heartbeat", "epoch_ms", "parse_now", "iso", "comments_pending",
-           "connectors_quiet"]
+           "read_heartbeat", "timer_heartbeat_file", "TIMER_VAR", "TIMER_KINDS", "epoch_ms", "parse_now", "iso",
+           "comments_pending", "connectors_quiet"]
 
 CACHE_VERSION = 2
 _held_fd: int | None = None
@@ -80,18 +80,34 @@ def comments_pending() -> bool:
         return False
 
 
-def write_heartbeat(now_ms: int) -> None:
-    """Renew the heartbeat (one ``utime`` call once the file exists)."""
+# Set by every line ``install-timer`` writes (cron, systemd, launchd) to its kind: a scan
+# it starts also renews ``heartbeat.<kind>``, so doctor tells a timer that fires from
+# scans started by hand (openalice.schedule.timers.definition).
+TIMER_VAR = "OPENALICE_SCAN_TIMER"
+TIMER_KINDS = ("cron", "systemd", "launchd")
+
+
+def timer_heartbeat_file(kind: str) -> str:
+    """The stamp of the last scan a timer of ``kind`` started."""
+    return heartbeat_file() + "." + kind
+
+
+def write_heartbeat(now_ms: int, timer: str | None = None) -> None:
+    """Renew the heartbeat (one ``utime`` call once the file exists), and the
+    timer's own when ``timer`` (the scan's ``$OPENALICE_SCAN_TIMER``) names a kind."""
     from openalice.core import stamps  # lazy: only a heartbeat write needs it
 
     stamps.touch(heartbeat_file(), now_ms * 1_000_000)
+    if timer in TIMER_KINDS:
+        stamps.touch(timer_heartbeat_file(timer), now_ms * 1_000_000)
 
 
-def read_heartbeat() -> int | None:
-    """The last scan's instant in epoch milliseconds, or None (never scanned)."""
+def read_heartbeat(timer: str | None = None) -> int | None:
+    """The last scan's instant in epoch milliseconds (with ``timer``: the last
+    scan a timer of that kind started), or None (never)."""
     from openalice.core import stamps  # lazy: only a heartbeat read needs it
 
-    ns = stamps.read(heartbeat_file())
+    ns = stamps.read(timer_heartbeat_file(timer) if timer else heartbeat_file())
     return None if ns is None else ns // 1_000_000
 
 

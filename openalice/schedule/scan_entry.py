@@ -93,7 +93,7 @@ def _connectors(report: dict, now_ms: int, warn: Callable[[str], None] | None) -
 def _heartbeat(now_ms: int, warn: Callable[[str], None] | None) -> None:
     """Renew the heartbeat; a failure is reported, never fatal (the scan ran)."""
     try:
-        fastpath.write_heartbeat(now_ms)
+        fastpath.write_heartbeat(now_ms, os.environ.get(fastpath.TIMER_VAR))  # a timer's scan says so
     except OSError as exc:
         if warn is not None:
             warn(f"cannot write the scan heartbeat {fastpath.heartbeat_file()}: "

@@ -33,6 +33,8 @@ from pathlib import Path
 from openalice.core import fs
 from openalice.core.errors import OperationalError, Unavailable
 
+from .fastpath import TIMER_VAR
+
 __all__ = ["KINDS", "CRON_MARKER", "UNIT_NAME", "LAUNCHD_LABEL", "PERIOD_SECONDS", "tool_command",
            "timer_env", "cron_line", "cron_block", "merge_crontab", "systemd_units",
            "launchd_plist", "definition", "prepare", "install", "installed", "log_hint"]
@@ -232,7 +234,7 @@ def _definition(kind: str, *, environ: Mapping[str, str] | None = None,
     if kind not in KINDS:
         raise ValueError(kind)
     command = command or tool_command()
-    env = timer_env(environ)
+    env = {**timer_env(environ), TIMER_VAR: kind}  # marks the scans it starts (doctor: "it fires")
     if kind == "cron":
         log = _log_path(environ, "cron.log")
         block = cron_block(command, env, log)
@@ -380,8 +382,11 @@ def installed(environ: Mapping[str, str] | None = None) -> list[dict]:
             listed = None
         if listed is not None and listed.returncode == 0:
             lines = listed.stdout.splitlines()
-            if any(line.strip() == CRON_MARKER for line in lines):
-                found.append({"kind": "cron", "where": "crontab"})
+            for i, line in enumerate(lines):
+                if line.strip() == CRON_MARKER:  # with its line: which home it scans (doctor)
+                    found.append({"kind": "cron", "where": "crontab",
+                                  "line": lines[i + 1] if i + 1 < len(lines) else ""})
+                    break
     for kind in ("systemd", "launchd"):
         for item in definition(kind, environ=environ, command=["/alice-schedule"])["files"]:
             if item["path"].endswith((".timer", ".plist")) and os.path.isfile(item["path"]):

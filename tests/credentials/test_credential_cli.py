@@ -25,7 +25,8 @@ def test_add_from_stdin_list_remove(cli, isolated_homes):
         json.loads((vault / "credentials.json").read_text())) == []
     assert stat.S_IMODE(os.stat(vault / "secrets" / "ds-1.env").st_mode) == 0o600
     human = cli("alice", "credential", "list")
-    header, row = human.stdout.splitlines()
+    header, row, *stores = human.stdout.splitlines()
+    assert stores and "feeds the runs the scheduler starts" in stores[0]  # and where the other store is
     assert header.split() == ["SLUG", "VENDOR", "AUTH", "WIRES", "KEY", "LAST", "MODEL", "LABEL"]
     assert row.startswith("ds-1  deepseek  api-key") and " stored " in row and KEY not in human.stdout
 
@@ -37,7 +38,7 @@ def test_add_from_stdin_list_remove(cli, isolated_homes):
     gone = cli("alice", "credential", "remove", "ds-1", "--json")
     assert gone.returncode == 0 and gone.json()["removed"] is True
     assert Validator(resources.schema("credential")).errors(gone.json()) == []
-    assert cli("alice", "credential", "list", "--json").json() == {"credentials": []}
+    assert cli("alice", "credential", "list", "--json").json()["credentials"] == []
 
 
 def test_key_on_argv_is_refused(cli):

@@ -20,10 +20,22 @@ T0_PLUS_30S = "2026-03-02T09:00:30Z"
 T0_PLUS_3MIN = "2026-03-02T09:03:00Z"
 
 
+def crontab_listing(directory: Path, home: str | None, mark: bool = True) -> Path:
+    """A stand-in ``crontab`` in ``directory`` listing a managed line for ``home`` (None: no
+    OPENALICE_HOME on it, i.e. ~/.openalice); ``mark``: the line sets OPENALICE_SCAN_TIMER."""
+    directory.mkdir(exist_ok=True)
+    env = (f"OPENALICE_HOME='{home}' " if home else "") + ("OPENALICE_SCAN_TIMER=cron " if mark else "")
+    listing = directory / "crontab.txt"
+    listing.write_text(f"MAILTO=me\n{timers.CRON_MARKER}\n* * * * * {env}/x/alice-schedule scan >> /x/log 2>&1\n")
+    (directory / "crontab").write_text(f"#!/bin/sh\ncat '{listing}'\n")
+    (directory / "crontab").chmod(0o755)
+    return directory
+
+
 @pytest.fixture
-def bins(tmp_path):
+def bins(tmp_path, isolated_homes):
     """``agents``: the four agent CLIs answering --version; ``cron_on`` / ``cron_off``: a crontab
-    holding the managed line, or none at all."""
+    holding the managed line for this home, or none at all; ``cron_other``: another home's line."""
     out = {}
     agents = tmp_path / "agents"
     agents.mkdir()
@@ -32,15 +44,13 @@ def bins(tmp_path):
         (agents / name).write_text(f"#!/bin/sh\necho '{version}'\n")
         (agents / name).chmod(0o755)
     out["agents"] = agents
-    listing = tmp_path / "crontab.txt"
-    listing.write_text(f"MAILTO=me\n{timers.CRON_MARKER}\n* * * * * /x/alice-schedule scan\n")
-    for kind, body in (("cron_on", f"cat '{listing}'\n"),
-                       ("cron_off", "echo 'no crontab for you' >&2; exit 1\n")):
-        directory = tmp_path / kind
-        directory.mkdir()
-        (directory / "crontab").write_text(f"#!/bin/sh\n{body}")
-        (directory / "crontab").chmod(0o755)
-        out[kind] = directory
+    out["cron_on"] = crontab_listing(tmp_path / "cron_on", str(isolated_homes["OPENALICE_HOME"]))
+    out["cron_other"] = crontab_listing(tmp_path / "cron_other", str(tmp_path / "another-home"))
+    directory = tmp_path / "cron_off"
+    directory.mkdir()
+    (directory / "crontab").write_text("#!/bin/sh\necho 'no crontab for you' >&2; exit 1\n")
+    (directory / "crontab").chmod(0o755)
+    out["cron_off"] = directory
     return out
 
 
@@ -71,6 +81,7 @@ def create(cli, workspace, *args):
 
 
 def scan(cli, bins, now=T0, **env):
+    """A scan started by hand; ``OPENALICE_SCAN_TIMER="cron"`` makes it the cron timer's."""
     path = os.pathsep.join([str(bins["agents"]), os.environ["PATH"]])
     r = cli("alice-schedule", "scan", "--json", env={"ALICE_NOW": now, "PATH": path, **env})
     assert r.returncode == 0, r
@@ -79,7 +90,7 @@ def scan(cli, bins, now=T0, **env):
 
 def test_all_well_with_a_firing_timer_and_a_ready_issue(cli, workspace, bins, tight):
     create(cli, workspace, "--agent", "claude")
-    scan(cli, bins, OPENALICE_TEST_LAUNCH="none")           # the timer's scan: heartbeat at T0
+    scan(cli, bins, OPENALICE_TEST_LAUNCH="none", OPENALICE_SCAN_TIMER="cron")  # the timer's scan at T0
     from openalice.runs import admission, tasks
 
     [run] = tasks.list_tasks(limit=5)
@@ -96,7 +107,8 @@ def test_all_well_with_a_firing_timer_and_a_ready_issue(cli, workspace, bins, ti
 def test_an_agent_not_on_path_is_attention_not_all_well(cli, workspace, bins, tight):
     create(cli, workspace, "--agent", "claude")
     # The timer's scan, on a PATH without claude: nothing starts, the heartbeat is renewed.
-    r = cli("alice-schedule", "scan", "--json", env={"ALICE_NOW": T0, "PATH": "/usr/bin:/bin"})
+    r = cli("alice-schedule", "scan", "--json", env={"ALICE_NOW": T0, "PATH": "/usr/bin:/bin",
+                                                    "OPENALICE_SCAN_TIMER": "cron"})
     assert [s["reason"] for s in r.json()["skipped"]] == ["agent_not_installed"]
     doc = doctor(cli, bins["cron_on"])                     # claude is not on this PATH
     assert doc["ok"] is False
@@ -149,24 +161,66 @@ def test_an_installed_timer_that_never_fired_is_attention(cli, workspace, bins, 
     create(cli, workspace, "--agent", "claude")
     doc = doctor(cli, bins["agents"], bins["cron_on"])
     [message] = findings(doc, "timers", "attention")
-    assert "no scan has run yet" in message and "cron.log" in message
+    assert "it has not started a scan yet" in message and "cron.log" in message
+    assert "it fires" not in str(doc["findings"])
+
+
+def test_a_manual_scan_does_not_make_a_timer_fire(cli, workspace, bins, tight):
+    """A scan started by hand 30 s ago: the installed line has still never fired, and without
+    a timer "scans are running" is not ok either."""
+    create(cli, workspace, "--agent", "claude")
+    scan(cli, bins, OPENALICE_TEST_LAUNCH="none")                      # by hand, at T0
+    doc = doctor(cli, bins["agents"], bins["cron_on"])
+    [message] = findings(doc, "timers", "attention")
+    assert "it has not started a scan yet" in message
+    assert "the last scan (30 s ago) was started by hand, not by the timer" in message
+    assert findings(doc, "timers", "ok") == [] and doc["ok"] is False
+    without = doctor(cli, bins["agents"], bins["cron_off"])
+    [message] = findings(without, "timers", "attention")
+    assert "1 scheduled issue(s) but no scan timer for this home" in message
+    assert "the last scan (30 s ago) was started by hand" in message and without["ok"] is False
+
+
+def test_another_homes_crontab_line_is_not_ours(cli, workspace, bins, tight, tmp_path, isolated_homes):
+    create(cli, workspace, "--agent", "claude")
+    scan(cli, bins, OPENALICE_TEST_LAUNCH="none", OPENALICE_SCAN_TIMER="cron")  # even a timer's scan here
+    doc = doctor(cli, bins["agents"], bins["cron_other"])
+    [message] = findings(doc, "timers", "attention")
+    assert "no scan timer for this home" in message
+    assert f"cron (crontab) scans {tmp_path / 'another-home'}, not this one ({isolated_homes['OPENALICE_HOME']})" \
+        in message, message
+    assert findings(doc, "timers", "ok") == [] and doc["ok"] is False
+    # A line without OPENALICE_HOME scans ~/.openalice, which is not this (temporary) home either.
+    crontab_listing(bins["cron_other"], None)
+    [message] = findings(doctor(cli, bins["agents"], bins["cron_other"]), "timers", "attention")
+    assert f"scans {os.path.realpath(Path(isolated_homes['HOME']) / '.openalice')}" in message, message
+
+
+def test_a_line_from_an_older_version_says_to_write_it_again(cli, workspace, bins, tight, isolated_homes):
+    crontab_listing(bins["cron_on"], str(isolated_homes["OPENALICE_HOME"]), mark=False)
+    scan(cli, bins)
+    [message] = findings(doctor(cli, bins["agents"], bins["cron_on"]), "timers", "attention")
+    assert "written by an older version whose scans are not marked" in message
+    assert "alice-schedule install-timer --cron --write" in message
 
 
 def test_a_heartbeat_older_than_two_periods_is_attention(cli, workspace, bins, tight):
     create(cli, workspace, "--agent", "claude")
-    scan(cli, bins, OPENALICE_TEST_LAUNCH="none")          # heartbeat at T0
+    scan(cli, bins, OPENALICE_TEST_LAUNCH="none", OPENALICE_SCAN_TIMER="cron")   # the timer's, at T0
     fresh = doctor(cli, bins["agents"], bins["cron_on"], now="2026-03-02T09:02:00Z")  # exactly 2 periods
     assert findings(fresh, "timers", "attention") == []
+    scan(cli, bins, now="2026-03-02T09:02:30Z")                                  # by hand, later
     doc = doctor(cli, bins["agents"], bins["cron_on"], now=T0_PLUS_3MIN)
     [message] = findings(doc, "timers", "attention")
-    assert "the last scan was 3 min ago" in message and "not firing" in message
+    assert "the last scan it started was 3 min ago" in message and "not firing" in message
+    assert "the last scan (30 s ago) was started by hand" in message
 
 
 def test_scheduled_issues_without_a_timer_are_attention(cli, workspace, bins, tight):
     create(cli, workspace, "--agent", "claude")
     doc = doctor(cli, bins["agents"], bins["cron_off"])
     [message] = findings(doc, "timers", "attention")
-    assert "1 scheduled issue(s) but no scan timer" in message
+    assert "1 scheduled issue(s) but no scan timer for this home" in message
     # Nothing scheduled: nothing to run, so only worth knowing.
     (workspace / ".alice" / "issues" / "job.md").unlink()
     assert findings(doctor(cli, bins["agents"], bins["cron_off"]), "timers", "info")
@@ -177,10 +231,20 @@ def test_systemd_and_launchd_timers_are_found(cli, isolated_homes, bins, tight):
     assert cli("alice-schedule", "install-timer", "--systemd", "--write").returncode == 0
     assert cli("alice-schedule", "install-timer", "--launchd", "--write").returncode == 0
     doc = doctor(cli, bins["agents"], bins["cron_off"])
-    [message] = findings(doc, "timers", "attention")  # installed, never fired
+    [message] = findings(doc, "timers", "attention")  # installed (for this home), never fired
+    assert "it has not started a scan yet" in message and "another home" not in message, message
     assert f"systemd ({home}/.config/systemd/user/openalice-schedule.timer)" in message
     assert f"launchd ({home}/Library/LaunchAgents/dev.openalice.schedule.plist)" in message
     assert "journalctl --user -u openalice-schedule.service" in message
+    # Fired by the systemd timer's scan: it fires; the same units written for another home do not.
+    scan(cli, bins, now=T0_PLUS_30S, OPENALICE_SCAN_TIMER="systemd")
+    [message] = findings(doctor(cli, bins["agents"], bins["cron_off"]), "timers", "ok")
+    assert "it fires (last scan 0 s ago)" in message, message
+    other = {"OPENALICE_HOME": str(home / "other-home")}
+    assert cli("alice-schedule", "install-timer", "--systemd", "--write", env=other).returncode == 0
+    assert cli("alice-schedule", "install-timer", "--launchd", "--write", env=other).returncode == 0
+    [message] = findings(doctor(cli, bins["agents"], bins["cron_off"]), "timers", "info")
+    assert f"scans {home / 'other-home'}, not this one" in message, message
 
 
 def test_adapter_down_is_attention_healthy_is_ok(cli, bins, tight, tmp_path):

@@ -135,7 +135,7 @@ PINNED = {
         "core.fs.temps core.fs.writes core.homes core.jsonl core.jsonl_lines core.locks "
         "core.paths core.records runs runs.tasks",
     'alice-schedule health --json':
-        "agents agents.base agents.claude agents.registry agents.shims cli.schedule cli.schedule_health "
+        "agents agents.base agents.claude agents.registry agents.shellrc agents.shims cli.schedule cli.schedule_health "
         "core.beneath core.clock core.cron core.flock core.frontmatter core.frontmatter.flow "
         "core.frontmatter.model core.frontmatter.parser core.frontmatter.quoted "
         "core.frontmatter.reader core.frontmatter.scalars core.frontmatter.values "
@@ -148,7 +148,7 @@ PINNED = {
         "schedule.address schedule.health sessions sessions.binding sessions.native "
         "sessions.resolve sessions.store workspaces workspaces.access workspaces.registry",
     'harness-adapter list --json':
-        "adapters adapters.catalog adapters.effective adapters.envfile adapters.invoke "
+        "adapters adapters.catalog adapters.effective adapters.envfile adapters.invoke adapters.vault_link "
         "adapters.models adapters.state cli.adapter cli.adapter_verbs core.beneath core.clock "
         "core.ecma_regex core.flock core.fs core.fs.codec core.fs.directories core.fs.explain "
         "core.fs.locked core.fs.moves core.fs.reads core.fs.temps core.fs.writes core.homes "
@@ -156,7 +156,7 @@ PINNED = {
         "core.schema.applicators core.schema.arrays core.schema.compiler core.schema.instances "
         "core.schema.limits core.schema.nodes core.schema.objects core.schema.refs "
         "core.schema.report core.schema.strings core.schema.validator core.schema.vocabularies "
-        "core.secrets",
+        "core.secrets credentials credentials.vault credentials.wires models models.ladder",  # (vault links)
     'alice session list --json':
         "cli.alice cli.alice_session core.beneath core.clock core.flock core.fs core.fs.codec "
         "core.fs.directories core.fs.explain core.fs.locked core.fs.moves core.fs.reads "
@@ -170,10 +170,12 @@ PINNED = {
         "core.secrets models models.ladder preferences preferences.settings workspaces "
         "workspaces.access workspaces.registry",
     'alice credential list --json':
+        # (the adapter modules: where the other secret store is, and what the vault could link)
+        "adapters adapters.catalog adapters.envfile adapters.vault_link "
         "cli.alice cli.alice_credential core.beneath core.clock core.flock core.fs "
         "core.fs.codec core.fs.directories core.fs.explain core.fs.locked core.fs.moves "
         "core.fs.reads core.fs.temps core.fs.writes core.homes core.locks core.paths "
-        "core.secrets credentials credentials.vault credentials.wires models models.ladder",
+        "core.records core.resources core.secrets credentials credentials.vault credentials.wires models models.ladder",
     'alice models list --json':
         "cli.alice cli.alice_models core.beneath core.clock core.flock core.fs core.fs.codec "
         "core.fs.directories core.fs.explain core.fs.locked core.fs.moves core.fs.reads "

@@ -57,8 +57,9 @@ def definition(cli, kind: str) -> dict:
     return r.json()
 
 
-def scan_happened(cli, fresh, log: Path | None) -> None:
-    """A run was fired by the timer's scan and finished; the heartbeat and the log say so."""
+def scan_happened(cli, fresh, log: Path | None, kind: str) -> None:
+    """A run was fired by the timer's scan and finished; the heartbeat (the timer's own too:
+    the definition marks its scans) and the log say so."""
     r = cli("alice-schedule", "runs", "--json")
     assert r.returncode == 0, r
     runs = r.json()["runs"]
@@ -69,6 +70,9 @@ def scan_happened(cli, fresh, log: Path | None) -> None:
     assert r.json()["task"]["status"] == "done", r
     heartbeat = fresh["ohome"] / "state" / "schedule" / "heartbeat"
     assert heartbeat.is_file()
+    timer_beat = fresh["ohome"] / "state" / "schedule" / f"heartbeat.{kind}"
+    assert timer_beat.is_file() and timer_beat.stat().st_mtime_ns == heartbeat.stat().st_mtime_ns
+    assert [p.name for p in heartbeat.parent.glob("heartbeat.*")] == [timer_beat.name]
     if log is not None:
         text = log.read_text()
         assert f"fired timer/hourly {task_id}" in text, text
@@ -90,7 +94,16 @@ def test_the_cron_line_runs_under_crons_environment(cli, fresh):
     # (Before install-timer created the log's directory: "cannot create …/cron.log: Directory
     # nonexistent", exit 2, and no scan.)
     assert done.returncode == 0 and done.stdout == "" and done.stderr == "", done
-    scan_happened(cli, fresh, log)
+    scan_happened(cli, fresh, log, "cron")
+    # Doctor, with a crontab that holds exactly this line: installed for this home, and it fires.
+    bindir = fresh["home"] / "crontab-bin"
+    bindir.mkdir()
+    (bindir / "crontab.txt").write_text(spec["files"][0]["content"])
+    (bindir / "crontab").write_text(f"#!/bin/sh\ncat '{bindir / 'crontab.txt'}'\n")
+    (bindir / "crontab").chmod(0o755)
+    r = cli("alice", "doctor", "--json", env={"PATH": os.pathsep.join([str(bindir), fresh["env"]["PATH"]])})
+    [timer] = [f for f in r.json()["findings"] if f["check"] == "timers"]
+    assert timer["status"] == "ok" and "cron (crontab); it fires" in timer["message"], timer
 
 
 def _systemd_split(text: str) -> list[str]:
@@ -124,7 +137,7 @@ def test_the_systemd_service_runs_as_systemd_would(cli, fresh):
                           timeout=60)
     assert done.returncode == 0, done
     assert "1 fired" in done.stdout, done
-    scan_happened(cli, fresh, None)
+    scan_happened(cli, fresh, None, "systemd")
 
 
 def test_the_launchd_plist_runs_as_launchd_would(cli, fresh):
@@ -137,4 +150,4 @@ def test_the_launchd_plist_runs_as_launchd_would(cli, fresh):
         done = subprocess.run(plist["ProgramArguments"], env=env, cwd="/", stdout=out, stderr=out,
                               timeout=60)
     assert done.returncode == 0, log.read_text()
-    scan_happened(cli, fresh, log)
+    scan_happened(cli, fresh, log, "launchd")

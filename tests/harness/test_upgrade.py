@@ -270,12 +270,14 @@ def test_a_third_party_bundle_is_opt_in_and_left_alone_by_the_default(tmp_path):
     # An unscoped upgrade from it does not pull the new skill in (no template bundles it) ...
     harness.apply(ws, scope=harness.scope_for(), bundle_dir=extra, now=NOW)
     assert not (root / ".agents/skills/trading").exists()
-    # ... an explicit install does, and the shipped bundle's next upgrade leaves it alone.
+    # ... an explicit install does, and the shipped bundle's next upgrade (asked for: the
+    # workspace now follows the other bundle) leaves it alone.
     harness.apply(ws, scope=harness.scope_for(skill="trading", action="install"), bundle_dir=extra, now=NOW)
     assert (root / ".claude/skills/trading/SKILL.md").exists()
-    p = harness.preview(ws, scope=harness.scope_for(), now=NOW)
+    assert harness.preview(ws, scope=harness.scope_for(), now=NOW).status == "current"   # it follows extra
+    p = harness.preview(ws, scope=harness.scope_for(), bundle_dir="default", now=NOW)
     assert not [i for i in p.plan.items if "trading" in i.path]
-    harness.apply(ws, scope=harness.scope_for(), now=NOW)
+    harness.apply(ws, scope=harness.scope_for(), bundle_dir="default", now=NOW)
     assert (root / ".agents/skills/trading/SKILL.md").exists()
     version = json.loads(read(ws, ".alice/alice-harness-version.json"))
     assert version["skillVersions"]["trading"]["bundle"] == str(extra) and version["bundle"] == "default"

@@ -153,7 +153,11 @@ def test_a_scheduled_issue_runs_the_real_cli_and_resumes_it(engine, tools, fake_
 REPORT = "reports/real.md"
 REPORT_BYTES = b"# Real report\n"
 WHICH = "reports/which.txt"
-PUBLISH = (f"mkdir -p reports && command -v alice > {WHICH} && printf '# Real report\\n' > {REPORT} && "
+# `alice` as the agent's own shell finds it, then in a login bash, an interactive sh and a
+# login interactive zsh (where zsh is installed) started from that shell: each must be the shim.
+WHICH_IN_SHELLS = ("command -v alice; bash -lc 'command -v alice'; sh -ic 'command -v alice' 2>/dev/null; "
+                   "if command -v zsh >/dev/null; then zsh -lic 'command -v alice'; else command -v alice; fi")
+PUBLISH = (f"mkdir -p reports && {{ {WHICH_IN_SHELLS}; }} > {WHICH} && printf '# Real report\\n' > {REPORT} && "
            f"alice inbox push --body 'Real report: [[{REPORT}]]' --json")
 
 
@@ -198,9 +202,10 @@ def test_a_scheduled_real_agent_writes_a_report_and_publishes_it(engine, tools, 
     assert run["structured"]["assistantText"] == reply["reply"], run
     report = workspace / REPORT
     assert report.read_bytes() == REPORT_BYTES, reply.get("tool_output")
-    # `command -v alice` inside the real agent's shell tool: the workspace's shim.
+    # `command -v alice` inside the real agent's shell tool and the login/interactive shells it
+    # starts: the workspace's shim every time.
     shim = os.path.join(ws["path"], ".alice", "bin", "alice")
-    assert (workspace / WHICH).read_text().strip() == shim, reply.get("tool_output")
+    assert (workspace / WHICH).read_text().split() == [shim] * 4, reply.get("tool_output")
 
     entries = tools.json("alice", "inbox", "list")["entries"]
     assert len(entries) == 1, (entries, reply.get("tool_output"))  # "alice: command not found"?

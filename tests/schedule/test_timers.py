@@ -28,7 +28,8 @@ def test_cron_definition():
     block = spec["files"][0]["content"]
     marker, line = block.splitlines()
     assert marker == timers.CRON_MARKER
-    assert line == ("* * * * * OPENALICE_HOME='/data/alice home' PATH=/opt/bin:/usr/bin "
+    # OPENALICE_SCAN_TIMER marks the scans the line starts (doctor: "it fires").
+    assert line == ("* * * * * OPENALICE_HOME='/data/alice home' PATH=/opt/bin:/usr/bin OPENALICE_SCAN_TIMER=cron "
                     "/opt/venv/bin/alice-schedule scan >> '/data/alice home/state/schedule/cron.log' 2>&1")
     assert "ALICE_NOW" not in block  # a frozen clock must never leak into a timer
     # A catalog chosen in the shell must reach the timer too, or its engines are unknown there.
@@ -58,6 +59,7 @@ def test_systemd_definition():
     service = files["openalice-schedule.service"]["content"]
     assert "ExecStart=/opt/venv/bin/alice-schedule scan\n" in service
     assert 'Environment="OPENALICE_HOME=/data/alice home"\n' in service
+    assert 'Environment="OPENALICE_SCAN_TIMER=systemd"\n' in service
     assert "Type=oneshot" in service and "KillMode=process" in service
     timer = files["openalice-schedule.timer"]["content"]
     assert "OnCalendar=minutely\n" in timer and "Persistent=true\n" in timer
@@ -75,6 +77,7 @@ def test_launchd_definition():
     assert plist["ProgramArguments"] == [*CMD, "scan"]
     assert plist["StartInterval"] == 60 and plist["Label"] == "dev.openalice.schedule"
     assert plist["EnvironmentVariables"]["OPENALICE_HOME"] == "/data/alice home"
+    assert plist["EnvironmentVariables"]["OPENALICE_SCAN_TIMER"] == "launchd"
 
 
 def _fake_crontab(bin_dir: Path, store: Path) -> None:
