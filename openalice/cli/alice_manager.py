@@ -59,12 +59,7 @@ def cmd_open(args: argparse.Namespace, ctx: Context) -> int:
     if given and not args.new:
         raise UsageError(f"{given[0]} needs --new: an existing session's binding is frozen",
                          field=given[0].lstrip("-"), code="binding_frozen")
-    caller = workspaces.Caller.of_process()
-    if caller.run is not None:
-        from openalice.core.errors import Forbidden  # lazy: only this refusal
-
-        raise Forbidden("a Workspace Manager session is attended: it cannot be opened from a headless run",
-                        code="cross_workspace")
+    workspaces.authorize_attended(workspaces.Caller.of_process(), "opening a Workspace Manager session")
     home = manager.manager_home()
     if args.new:
         binding = manager.new_binding(home, agent=args.agent, credential=args.credential, model=args.model,

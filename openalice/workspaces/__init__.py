@@ -13,10 +13,10 @@ from .registry import (  # noqa: F401
     INIT_PROJECTORS, TEMPLATES, Workspace, RunEnvironment, alice_dir, available_root, find, get, id_base, init,
     list_workspaces, registry_path, remove, resolve, run_environment,
 )
-from .access import Access, Caller, authorize_write  # noqa: F401
+from .access import Access, Caller, authorize_attended, authorize_write  # noqa: F401
 
 __all__ = [
     "INIT_PROJECTORS", "TEMPLATES", "Workspace", "RunEnvironment", "alice_dir", "available_root", "find", "get",
     "id_base", "init", "list_workspaces", "registry_path", "remove", "resolve", "run_environment",
-    "Caller", "Access", "authorize_write",
+    "Caller", "Access", "authorize_write", "authorize_attended",
 ]

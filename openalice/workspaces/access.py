@@ -45,7 +45,7 @@ from openalice.core.records import record_class
 
 from .registry import RunEnvironment, Workspace, find, run_environment
 
-__all__ = ["SCOPES", "Caller", "Access", "authorize_write", "git_commit", "MANAGER_ENV"]
+__all__ = ["SCOPES", "Caller", "Access", "authorize_write", "authorize_attended", "git_commit", "MANAGER_ENV"]
 
 #: Set by ``alice manager open`` in the manager session's child: the session's resumeId.
 MANAGER_ENV = "ALICE_MANAGER_SESSION"
@@ -191,6 +191,15 @@ def authorize_write(caller: Caller, target: Workspace | str | None, *, scope: st
                     details={"hint": "run it from outside every workspace (or inside the target "
                                      "one), or add --approve (the change is committed there "
                                      "when it is a git repository)"})
+
+
+def authorize_attended(caller: Caller, what: str) -> None:
+    """Something only a person does (opening a Workspace Manager session): refused inside a
+    headless run with ``cross_workspace`` (exit 4), like every write outside the run's workspace."""
+    if caller.run is not None:
+        raise Forbidden(f"{what} is attended: run {caller.run.run_id} may not do it (a headless run stays in "
+                        f"workspace `{caller.run.workspace_id}`)", code="cross_workspace",
+                        details={"runId": caller.run.run_id, "hint": "a person does that at a terminal"})
 
 
 def _manager_approval(manager: str, target_id: str, change: str | None, confirm) -> Access:

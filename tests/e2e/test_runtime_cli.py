@@ -43,7 +43,8 @@ def test_new_user_flow(cli, workspace):
     listed = conforms("session-list", run("session", "list", "--json").json())
     assert [s["resumeId"] for s in listed["sessions"]] == [sid] and listed["problems"] == []
     header, row = run("session", "list").stdout.splitlines()
-    assert header.split() == ["RESUME", "ID", "AGENT", "CREDENTIAL", "MODEL", "EFFORT", "NAME"]
+    assert header.split() == ["RESUME", "ID", "AGENT", "CREDENTIAL", "MODEL", "EFFORT", "BORN", "LAST", "LAUNCH",
+                              "NATIVE", "ID", "NAME"]
     assert row.split()[:3] == [sid, "pi", "vault:ds-1"]
 
     # A new session now follows the new preference; the old one did not move.

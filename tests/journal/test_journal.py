@@ -30,7 +30,7 @@ def lines():
 
 def test_registered_families_match_the_contract():
     assert journal.FAMILIES == {
-        "agent": ("session.born", "runtime.started", "runtime.stopped", "runtime.spawn_failed",
+        "agent": ("session.born", "session.opened", "session.closed", "runtime.started", "runtime.stopped", "runtime.spawn_failed",
                   "runtime.rejected", "runtime.turn.text", "runtime.turn.tool",
                   "runtime.turn.error"),
         "inbox": ("inbox.received",),
