@@ -48,7 +48,8 @@ def delivery(base: Path, rows: list) -> bool:
     os.environ.update(PATH=engines.path_env(os.environ.get("PATH", "/usr/bin:/bin")),
                       ALICE_NOW="2026-03-02T09:00:00Z", OPENALICE_RUN_CAPACITY="20")
     from openalice import conversations, workspaces
-    from openalice.issues import comments, delivery as deliveries, load_issue, store
+    from openalice.issues import comments, load_issue, store
+    from openalice.issues import delivery as deliveries
     from openalice.runs import admission, supervisor
 
     ws, _ = workspaces.init(base / "ws", label="Bench", now=NOW)

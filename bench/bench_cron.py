@@ -29,10 +29,12 @@ from zoneinfo import ZoneInfo
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from openalice.core.cron import CronExpr, next_fire_after  # noqa: E402
+from openalice.core.cron import CronExpr, next_fire_after
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import goal  # noqa: E402
-from tests.core.cron_oracle import oracle_next  # noqa: E402
+from _common import goal
+
+from tests.core.cron_oracle import oracle_next
 
 UTC = timezone.utc
 ZONES = ["America/New_York", "Europe/London", "Europe/Dublin", "Australia/Lord_Howe",

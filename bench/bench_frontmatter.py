@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from openalice.core import frontmatter  # noqa: E402
+from openalice.core import frontmatter
 
 WORDS = ("deploy nightly report inbox review backlog triage release notes metrics cache "
          "schedule budget quarterly sync calendar docs cleanup audit security token rotate "

@@ -37,9 +37,9 @@ from _common import REPO, goal, median_call, report
 
 sys.path.insert(0, str(REPO))
 
-from openalice import harness, managed, workspaces  # noqa: E402
-from openalice.core import resources  # noqa: E402
-from tests.managed.triples import GitMergeFile, triples  # noqa: E402
+from openalice import harness, managed, workspaces
+from openalice.core import resources
+from tests.managed.triples import GitMergeFile, triples
 
 NOW = datetime(2026, 11, 30, 9, 0, tzinfo=timezone.utc)
 FILES = 100

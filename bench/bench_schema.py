@@ -29,10 +29,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from openalice.core.schema import Validator  # noqa: E402
+from openalice.core.schema import Validator
 
 sys.path.insert(0, str(ROOT / "bench"))
-from _common import goal  # noqa: E402
+from _common import goal
 
 try:
     from jsonschema import Draft202012Validator
@@ -240,7 +240,7 @@ def fast_validator(schema):
         return None
     try:
         check = fastjsonschema.compile(schema)
-    except Exception:  # noqa: BLE001 - a keyword or format it does not know
+    except Exception:
         return None
 
     def is_valid(doc):

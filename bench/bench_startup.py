@@ -21,7 +21,6 @@ every verb exits 0 and its `--json` output parses, before any timing.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import tempfile

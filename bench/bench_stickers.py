@@ -34,8 +34,8 @@ from _common import REPO, median_call, report
 
 sys.path.insert(0, str(REPO))
 
-from openalice import stickers, workspaces  # noqa: E402
-from openalice.stickers import library, projection  # noqa: E402
+from openalice import stickers, workspaces
+from openalice.stickers import library, projection
 
 NOW = datetime(2026, 11, 30, 9, 0, tzinfo=timezone.utc)
 IMAGES = 100

@@ -18,10 +18,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from tests.conftest import tool_path  # noqa: E402
-from tests.helpers.browser import find_browser, new_driver  # noqa: E402
-from tests.helpers.gateway import Served  # noqa: E402
-from tests.helpers.web_site import Site  # noqa: E402
+from tests.conftest import tool_path
+from tests.helpers.browser import find_browser, new_driver
+from tests.helpers.gateway import Served
+from tests.helpers.web_site import Site
 
 VIEWS = ("inbox", "board", "runs", "adapters", "journal", "run")
 OUT = REPO / "docs" / "img"

@@ -26,7 +26,8 @@ def describe(ids: list[str] | None = None, *, catalog_path: os.PathLike | str | 
     # lazy: agents.registry imports openalice.adapters.catalog for every catalog
     # lookup, so the package face itself imports nothing
     from . import catalog as catalog_mod
-    from . import envfile, models, state as state_mod
+    from . import envfile, models
+    from . import state as state_mod
     from .effective import build
     from .invoke import DEFAULT_TIMEOUT
 

@@ -23,8 +23,8 @@ from pathlib import Path
 from openalice.core import fs
 from openalice.core.errors import InvalidInput, NotFound
 from openalice.core.paths import harness_home, is_within
-from openalice.core.resources import data_path, schema_validator
 from openalice.core.records import field, record_class
+from openalice.core.resources import data_path, schema_validator
 
 __all__ = [
     "CATALOG_VERSION", "STREAM_FORMATS", "DEFAULT_STREAM", "Problem", "AdapterEntry", "Catalog",

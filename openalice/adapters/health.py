@@ -15,11 +15,12 @@ import json
 from collections.abc import Iterable
 from datetime import datetime
 
+from openalice.core.clock import to_iso
+from openalice.core.records import record_class
+from openalice.core.redact import summarize
+
 from .catalog import AdapterEntry
 from .invoke import DEFAULT_TIMEOUT, WrapperRun, known_secret_values, run_wrapper
-from openalice.core.clock import to_iso
-from openalice.core.redact import summarize
-from openalice.core.records import record_class
 
 __all__ = ["HEALTHY", "DOWN", "UNKNOWN", "DEFAULT_CONCURRENCY", "HealthResult", "probe",
            "probe_many", "interpret"]

@@ -15,9 +15,9 @@ import stat
 import time
 from collections.abc import Mapping
 
-from .catalog import AdapterEntry
-
 from openalice.core.records import record_class
+
+from .catalog import AdapterEntry
 
 __all__ = ["DEFAULT_TIMEOUT", "MAX_OUTPUT", "WrapperRun", "wrapper_env", "wrapper_problem",
            "run_wrapper", "known_secret_values"]

@@ -23,13 +23,13 @@ from pathlib import Path
 
 from openalice.core import fs
 from openalice.core.clock import parse_instant, to_iso
-from openalice.core.paths import harness_home
 from openalice.core.errors import AliceError, InvalidInput, Unavailable
+from openalice.core.paths import harness_home
+from openalice.core.records import field, record_class
+from openalice.core.redact import summarize
 
 from .catalog import AdapterEntry, schema_validator
 from .invoke import DEFAULT_TIMEOUT, known_secret_values, run_wrapper
-from openalice.core.redact import summarize
-from openalice.core.records import field, record_class
 
 __all__ = ["CACHE_VERSION", "TTL", "MAX_LIST_OUTPUT", "ModelList", "cache_path", "parse_model_list",
            "read_cache", "cached_models", "available_models"]

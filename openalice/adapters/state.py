@@ -22,8 +22,8 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from openalice.core import fs
-from openalice.core.paths import harness_home
 from openalice.core.errors import InvalidInput
+from openalice.core.paths import harness_home
 from openalice.core.records import field, record_class
 
 from .catalog import AdapterEntry, schema_validator, suggest

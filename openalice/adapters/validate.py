@@ -34,7 +34,8 @@ from openalice.core.errors import AliceError
 from openalice.core.records import field, record_class
 
 from . import state as state_mod
-from .catalog import Catalog, _entry, catalog_path as resolve_catalog_path, catalog_problems, schema_validator
+from .catalog import Catalog, _entry, catalog_problems, schema_validator
+from .catalog import catalog_path as resolve_catalog_path
 from .invoke import wrapper_problem
 
 __all__ = ["Diagnostic", "Report", "KINDS", "validate", "render"]

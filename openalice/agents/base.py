@@ -16,7 +16,7 @@ from pathlib import Path
 from openalice import models
 from openalice.core.errors import InvalidInput, NotFound, UsageError
 from openalice.core.records import field, record_class
-from openalice.core.tools import tools_dir as shims_dir  # noqa: F401  (re-exported)
+from openalice.core.tools import tools_dir as shims_dir
 
 from . import shellrc
 from .shims import WORKSPACE_BIN

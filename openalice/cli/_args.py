@@ -109,7 +109,7 @@ class _Action:
             return text
         try:
             return self.type(text)
-        except Exception:  # noqa: BLE001 - argparse will report it in its own words
+        except Exception:
             raise _Decline from None
 
     def convert(self, text: str) -> object:

@@ -125,7 +125,6 @@ def _stores_text(links: list[dict], *, added: bool = False) -> str:
 def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
     # lazy: a verb's domain modules load only when that verb runs
     from openalice import credentials
-
     from openalice.adapters import vault_link  # lazy: the other store's whereabouts
 
     items = [credentials.public_view(rec) for rec in credentials.list_records()]

@@ -3,7 +3,6 @@ verbs ``comment``, ``thread``, ``ask``, ``redeliver``: :mod:`.alice_issue_talk`)
 
 from __future__ import annotations
 
-
 from openalice.core.output import printable  # titles and prompts may hold escape sequences
 
 from . import alice_issue_args, alice_issue_talk, alice_issue_text

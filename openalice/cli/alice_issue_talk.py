@@ -104,13 +104,13 @@ def register_answer(verbs, common) -> None:
 # Handlers
 
 def cmd_comment(args: argparse.Namespace, ctx: Context) -> int:
-    from openalice import workspaces  # lazy: verb handler
+    from openalice import (
+        conversations,  # lazy: verb handler
+        workspaces,  # lazy: verb handler
+    )
     from openalice.issues import comments  # lazy: verb handler
 
     from . import alice_issue_args
-
-    from openalice import conversations  # lazy: verb handler
-
     from .alice_issue_text import change_summary
 
     ws = workspaces.resolve(args.workspace)

@@ -6,8 +6,16 @@ from openalice.core.errors import UsageError
 from openalice.core.output import table
 
 from ._dispatch import Context, add_verb
-from .alice_session import _LIST_HEADERS, _binding_cells, _credential_args, launch, open_command, show_text, \
-    split_extra, with_state
+from .alice_session import (
+    _LIST_HEADERS,
+    _binding_cells,
+    _credential_args,
+    launch,
+    open_command,
+    show_text,
+    split_extra,
+    with_state,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only

@@ -219,10 +219,10 @@ def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
 
 def open_command(home, resume_id: str, **plan_kwargs) -> dict:
     """What ``open`` would run (secrets as variable names only), or why it would refuse."""
+    import tempfile  # lazy: only a projection that writes a config file (pi's) needs a scratch directory
+
     from openalice.core.errors import AliceError  # lazy: verb handler
     from openalice.sessions import launch as opener  # lazy: the adapters load only to project a launch
-
-    import tempfile  # lazy: only a projection that writes a config file (pi's) needs a scratch directory
 
     with tempfile.TemporaryDirectory(prefix="alice-show-") as scratch:  # show writes nothing that stays
         try:

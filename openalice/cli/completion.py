@@ -54,7 +54,7 @@ def _parser(tool: Tool) -> argparse.ArgumentParser:
 
 
 def _kind(action: argparse.Action, at: str) -> str:
-    names = " ".join(action.option_strings) + " " + str(action.dest) + " " + str(action.metavar or "")
+    " ".join(action.option_strings) + " " + str(action.dest) + " " + str(action.metavar or "")
     if action.choices and not isinstance(action, argparse._SubParsersAction):
         words = [str(c) for c in action.choices if _WORD.match(str(c))]
         if words:

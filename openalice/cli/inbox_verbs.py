@@ -28,7 +28,7 @@ def register(sub, common) -> None:
 
 
 def register_verbs(sub, common, *, prog: str) -> None:
-    ex = lambda *lines: "\n".join(f"  {prog} {line}" for line in lines)  # noqa: E731
+    ex = lambda *lines: "\n".join(f"  {prog} {line}" for line in lines)
 
     p = add_verb(sub, "push", cmd_push, common=common,
                  help="publish a report (Markdown body with [[path]] references)",
@@ -299,8 +299,8 @@ def cmd_cat(args: argparse.Namespace, ctx: Context) -> int:
 
 def cmd_read(args: argparse.Namespace, ctx: Context) -> int:
     from openalice import inbox  # lazy: verb handler
-    from openalice.inbox import access  # lazy: verb handler
     from openalice.core import clock  # lazy: verb handler
+    from openalice.inbox import access  # lazy: verb handler
 
     store = inbox.InboxStore()
     access.confine_write(store.get(args.id).record["workspaceId"])

@@ -70,7 +70,7 @@ def _wait(served: list[dict], poll: int, signals: _Signals) -> None:
             bot = Bot(rec["telegram"]["apiBase"], records.secret_of(rec["name"], required=True))
             try:
                 bot.get_updates(doc["inbound"].get("offset"), timeout=poll)
-            except Exception:  # noqa: BLE001 - a failed wake-up poll is only a shorter wait
+            except Exception:
                 time.sleep(min(poll, 5))
             return
         size = _entries_size()

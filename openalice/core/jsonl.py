@@ -24,8 +24,15 @@ from pathlib import Path
 
 from . import fs, locks
 from .errors import AliceError
-from .jsonl_lines import (BLOCK_SIZE, _encode, _first_keyed_record, _last_newline_end,
-                          _raw_lines_backward, _write_all, decode_record)
+from .jsonl_lines import (
+    BLOCK_SIZE,
+    _encode,
+    _first_keyed_record,
+    _last_newline_end,
+    _raw_lines_backward,
+    _write_all,
+    decode_record,
+)
 from .records import record_class
 
 TYPE_CHECKING = False

@@ -14,8 +14,7 @@ import re
 from pathlib import Path
 
 from . import homes
-from .beneath import (MAX_SYMLINKS, Root, check_relative, contained_file, is_within, open_beneath,
-                      relative_to)
+from .beneath import MAX_SYMLINKS, Root, check_relative, contained_file, is_within, open_beneath, relative_to
 
 __all__ = [
     "openalice_home", "harness_home", "state_dir", "data_dir", "locks_dir",

@@ -135,7 +135,7 @@ def _make_init(class_name: str, names: tuple[str, ...], defaults: dict, frozen: 
             value = name
         body.append(f"    _set(self, {name!r}, {value})" if frozen else f"    self.{name} = {value}")
     source = f"def __init__(self, {', '.join(params)}):\n" + ("\n".join(body) or "    pass") + "\n"
-    exec(source, env)  # noqa: S102 - generated from the class's own field names
+    exec(source, env)
     init = env["__init__"]
     init.__qualname__ = f"{class_name}.__init__"
     return init

@@ -195,7 +195,7 @@ def http_fetcher(base_url: str, wire: str, api_key: str, *, timeout: float = 10.
         headers["Authorization"] = f"Bearer {api_key}"
     request = urllib.request.Request(url, headers=headers, method="GET")
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 (http/https only)
+        with urllib.request.urlopen(request, timeout=timeout) as response:
             body = response.read(16 * 1024 * 1024)
     except urllib.error.HTTPError as exc:
         raise ValueError(f"HTTP {exc.code} from {url}") from None

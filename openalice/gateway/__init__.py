@@ -10,6 +10,6 @@ gateway never reads or writes a state file itself.  See ``docs/web.md``.
     gw.serve_until_signalled()    # SIGINT / SIGTERM end it cleanly
 """
 
-from .server import Gateway  # noqa: F401
+from .server import Gateway
 
 __all__ = ["Gateway"]

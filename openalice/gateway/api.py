@@ -21,7 +21,7 @@ from openalice.journal import make_filter
 from . import delivery
 from .api_runs import RUN_ROUTES, RunRoutes
 from .errors import STATUS_FOR_EXIT, HttpError, error_document
-from .fields import ISSUE_CREATE_FIELDS, ISSUE_UPDATE_FIELDS, issue_args, adapter_action_args
+from .fields import ISSUE_CREATE_FIELDS, ISSUE_UPDATE_FIELDS, adapter_action_args, issue_args
 from .params import Query, check_param, json_body, text_value
 from .runner import CliResult, CliRunner
 

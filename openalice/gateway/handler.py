@@ -60,7 +60,7 @@ class _Handler(BaseHTTPRequestHandler):
     def version_string(self) -> str:
         return "openalice-gateway"
 
-    def log_message(self, format: str, *args) -> None:  # noqa: A002
+    def log_message(self, format: str, *args) -> None:
         pass  # one line per request is written by _handle; argv and bodies never are
 
     def setup(self) -> None:
@@ -99,7 +99,7 @@ class _Handler(BaseHTTPRequestHandler):
         except TimeoutError:
             self.close_connection = True
 
-    def send_error(self, code, message=None, explain=None) -> None:  # noqa: ARG002
+    def send_error(self, code, message=None, explain=None) -> None:
         """http.server's own refusals in the gateway's envelope; the connection ends."""
         self.close_connection = True
         status = int(code)

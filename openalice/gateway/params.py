@@ -11,9 +11,9 @@ import json
 from functools import lru_cache
 from typing import Any, Callable, Iterable
 
+from openalice.connectors.records import NAME_RE as CONNECTOR_NAME_RE
 from openalice.core import resources
 from openalice.core.schema import Validator
-from openalice.connectors.records import NAME_RE as CONNECTOR_NAME_RE
 from openalice.core.secrets import NAME_RE as ENV_NAME_RE
 from openalice.inbox.store import ID_RE as INBOX_ID_RE
 from openalice.issues.declaration import ID_RE as ISSUE_ID_RE

@@ -15,11 +15,22 @@ from openalice.core.errors import Conflict
 
 from . import bundle as bundles
 from . import config as configs
-from . import following
-from . import state
+from . import following, state
 from .recovery import recover_workspace
-from .scopes import (GUIDANCE, OWNERS, SKILL_MIRROR, SKILL_MIRRORS, SKILL_PRIMARY, Scope, _root, harness_store,
-                     load_config, skill_targets, skill_trees, template_store)
+from .scopes import (
+    GUIDANCE,
+    OWNERS,
+    SKILL_MIRROR,
+    SKILL_MIRRORS,
+    SKILL_PRIMARY,
+    Scope,
+    _root,
+    harness_store,
+    load_config,
+    skill_targets,
+    skill_trees,
+    template_store,
+)
 
 
 @dataclass

@@ -16,7 +16,6 @@ from . import bundle as bundles
 from . import config as configs
 from . import state
 
-
 SKILL_PRIMARY = ".agents/skills/"
 SKILL_MIRROR = ".claude/skills/"
 SKILL_MIRRORS = ((SKILL_PRIMARY, SKILL_MIRROR),)   # the primary tree and its byte-identical mirror

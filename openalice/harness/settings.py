@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import datetime
-
 from typing import Sequence
 
 from openalice import journal
@@ -15,7 +14,6 @@ from openalice.workspaces.access import Caller, authorize_write
 from . import bundle as bundles
 from . import config as configs
 from . import following
-
 from .scopes import _root, load_config
 
 __all__ = ["show", "set_values"]

@@ -19,8 +19,16 @@ from openalice.core.errors import AliceError
 from . import bundle as bundles
 from . import following, state
 from .recovery import git_locks
-from .upgrade import (SKILL_MIRROR, SKILL_PRIMARY, Scope, _make_preview, harness_store, load_config,
-                      recover_workspace, template_store)
+from .upgrade import (
+    SKILL_MIRROR,
+    SKILL_PRIMARY,
+    Scope,
+    _make_preview,
+    harness_store,
+    load_config,
+    recover_workspace,
+    template_store,
+)
 
 __all__ = ["status", "health"]
 

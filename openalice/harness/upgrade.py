@@ -42,8 +42,24 @@ from . import bundle as bundles
 from . import following
 from .planning import Preview, _make_preview, _template_of, preview
 from .recovery import recover_workspace
-from .scopes import (ACTIONS, GIT_EXCLUDES, GUIDANCE, OWNERS, SKILL_MIRROR, SKILL_MIRRORS, SKILL_PRIMARY, TRAILERS,
-                     Scope, _root, harness_store, load_config, scope_for, skill_targets, skill_trees, template_store)
+from .scopes import (
+    ACTIONS,
+    GIT_EXCLUDES,
+    GUIDANCE,
+    OWNERS,
+    SKILL_MIRROR,
+    SKILL_MIRRORS,
+    SKILL_PRIMARY,
+    TRAILERS,
+    Scope,
+    _root,
+    harness_store,
+    load_config,
+    scope_for,
+    skill_targets,
+    skill_trees,
+    template_store,
+)
 
 __all__ = ["Scope", "Preview", "scope_for", "preview", "apply", "recover_workspace", "project_new_workspace",
            "check_new_workspace",

@@ -13,15 +13,30 @@ sorted by id), read marks in ``read-state.json`` beside it.  The API:
 See ``docs/inbox.md``.
 """
 
-from .push import (  # noqa: F401
-    MAX_BODY_BYTES, PushResult, check_body, push, stamp_origin, summary_of, target_workspace,
+from .push import (
+    MAX_BODY_BYTES,
+    PushResult,
+    check_body,
+    push,
+    stamp_origin,
+    summary_of,
+    target_workspace,
 )
-from .query import delete, describe, list_entries  # noqa: F401
-from .readstate import (  # noqa: F401
-    ReadState, counts, load as load_read_state, mark_all_read, mark_read, mark_unread, read_marks,
+from .query import delete, describe, list_entries
+from .readstate import (
+    ReadState,
+    counts,
+    mark_all_read,
+    mark_read,
+    mark_unread,
+    read_marks,
 )
-from .references import References, parse as parse_references  # noqa: F401
-from .store import ID_RE, Entry, InboxStore, inbox_dir, is_entry_id  # noqa: F401
+from .readstate import (
+    load as load_read_state,
+)
+from .references import References
+from .references import parse as parse_references
+from .store import ID_RE, Entry, InboxStore, inbox_dir, is_entry_id
 
 __all__ = [
     "MAX_BODY_BYTES", "ID_RE", "Entry", "InboxStore", "PushResult", "References", "check_body",

@@ -85,7 +85,7 @@ def load(store) -> dict | None:
     """The counter document if it is well formed (not yet matched to the files)."""
     try:
         doc = fs.read_json(counter_path(store), missing=None)
-    except Exception:  # noqa: BLE001 -- a bad counter is only a miss, whatever is wrong with it
+    except Exception:
         return None
     return doc if _well_formed(doc) else None
 
@@ -108,7 +108,7 @@ def save(store, entries: list | None, read_state: list | None, result: dict) -> 
     doc["check"] = _check(doc)
     try:
         fs.atomic_write_json(counter_path(store), doc, indent=None, durable=False)
-    except Exception:  # noqa: BLE001 -- read-only home, full disk: the files still answer
+    except Exception:
         pass
 
 

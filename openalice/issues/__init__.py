@@ -21,11 +21,20 @@ the rest load on first use.  Who may write which workspace's issues is
 
 from __future__ import annotations
 
-from .declaration import (  # noqa: F401
-    ASSIGNEE_POLICIES, EFFORTS, PRIORITIES, STATUSES, TERMINAL_STATUSES, TIMEOUTS, FieldError,
-    InvalidIssue, Issue, declare, what_of,
+from .declaration import (
+    ASSIGNEE_POLICIES,
+    EFFORTS,
+    PRIORITIES,
+    STATUSES,
+    TERMINAL_STATUSES,
+    TIMEOUTS,
+    FieldError,
+    InvalidIssue,
+    Issue,
+    declare,
+    what_of,
 )
-from .reader import IssueSet, find_issue_file, issue_path, issues_dir, load_issue, read_issues  # noqa: F401
+from .reader import IssueSet, find_issue_file, issue_path, issues_dir, load_issue, read_issues
 
 __all__ = [
     "ASSIGNEE_POLICIES", "EFFORTS", "PRIORITIES", "STATUSES", "TERMINAL_STATUSES", "TIMEOUTS",

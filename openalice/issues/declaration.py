@@ -126,7 +126,7 @@ class Issue:
     workspace_id: str | None = None
 
     @property
-    def credentialSource(self) -> str | None:  # noqa: N802 - the contract's spelling
+    def credentialSource(self) -> str | None:
         return self.credential_source
 
     @property

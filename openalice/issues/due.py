@@ -27,8 +27,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 from openalice.core import clock
-from openalice.core.errors import InvalidInput
 from openalice.core.cron import CronExpr, can_ever_fire, fires_between, next_fire_after
+from openalice.core.errors import InvalidInput
 from openalice.core.zones import resolve_zone
 
 from .declaration import DEFAULT_CRON_TIMEZONE

@@ -26,8 +26,7 @@ from openalice.core import frontmatter
 from openalice.core.errors import AliceError, InvalidInput, NotFound, PathEscape
 from openalice.core.paths import Root
 
-from .declaration import (MAX_BYTES, FieldError, Issue, InvalidIssue, declare, id_problem,
-                          is_valid_id)
+from .declaration import MAX_BYTES, FieldError, InvalidIssue, Issue, declare, id_problem, is_valid_id
 
 __all__ = [
     "LEGACY_FILE_MESSAGE", "legacy_issue_file", "IssueSet", "issues_dir", "issue_path", "find_issue_file",

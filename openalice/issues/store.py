@@ -22,12 +22,19 @@ from openalice.core import frontmatter, fs
 from openalice.core.errors import Conflict, InvalidInput, NotFound
 from openalice.core.records import replace
 
-from .changes import (_NOT_UTF8, _SURROGATE, FIELD_ORDER, WRITABLE_FIELDS, _check_keys, _input_checks,
-                      _merge, _merge_when, normalize_field_name)
-from .declaration import (MAX_BYTES, RESUME_ASSIGNEE_RE, RUNTIME_FIELDS, FieldError, Issue, declare,
-                          id_problem, slug_of)
-from .reader import (LEGACY_FILE_MESSAGE, _read_bytes, _root, find_issue_file, issues_root,
-                     legacy_issue_file)
+from .changes import (
+    _NOT_UTF8,
+    _SURROGATE,
+    FIELD_ORDER,
+    WRITABLE_FIELDS,
+    _check_keys,
+    _input_checks,
+    _merge,
+    _merge_when,
+    normalize_field_name,
+)
+from .declaration import MAX_BYTES, RESUME_ASSIGNEE_RE, RUNTIME_FIELDS, FieldError, Issue, declare, id_problem, slug_of
+from .reader import LEGACY_FILE_MESSAGE, _read_bytes, _root, find_issue_file, issues_root, legacy_issue_file
 from .reader import issues_dir as _issues_dir
 from .runnable import runtime_findings
 from .schedule import data_when_problem

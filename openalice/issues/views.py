@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from datetime import datetime
 
-from .declaration import Issue, InvalidIssue
+from .declaration import InvalidIssue, Issue
 from .reader import IssueSet
 from .schedule import schedule_summary
 

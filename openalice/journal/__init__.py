@@ -7,12 +7,20 @@ answering "what did OpenAlice do for the user?".  Producers append with
 :func:`follow`.  See ``docs/journal.md``.
 """
 
-from .reader import (  # noqa: F401
-    AFTER_LIMIT_DEFAULT, AFTER_LIMIT_MAX, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, Filter, follow,
-    last_seq, make_filter, read_after, read_page,
+from .reader import (
+    AFTER_LIMIT_DEFAULT,
+    AFTER_LIMIT_MAX,
+    PAGE_SIZE_DEFAULT,
+    PAGE_SIZE_MAX,
+    Filter,
+    follow,
+    last_seq,
+    make_filter,
+    read_after,
+    read_page,
 )
-from .recorder import FILE_NAME, journal_path, open_journal, record  # noqa: F401
-from .registry import FAMILIES, all_types, family_of, register_family, types_of  # noqa: F401
+from .recorder import FILE_NAME, journal_path, open_journal, record
+from .registry import FAMILIES, all_types, family_of, register_family, types_of
 
 __all__ = [
     "FAMILIES", "FILE_NAME", "AFTER_LIMIT_DEFAULT", "AFTER_LIMIT_MAX", "PAGE_SIZE_DEFAULT",

@@ -29,14 +29,32 @@ Policy (which files, which scope, which state files, the lease) belongs to
 the caller; nothing here knows about skills or templates.
 """
 
-from .diff3 import MergeResult, merge3  # noqa: F401
-from .plan import STATUSES, Item, Plan, make_plan  # noqa: F401
-from .snapshot import (  # noqa: F401
-    MISSING, Entry, check_path, content_fingerprint, file_entry, hashed_entry, inspect, read_snapshot, walk,
-    within, write_snapshot,
+from .diff3 import MergeResult, merge3
+from .plan import STATUSES, Item, Plan, make_plan
+from .snapshot import (
+    MISSING,
+    Entry,
+    check_path,
+    content_fingerprint,
+    file_entry,
+    hashed_entry,
+    inspect,
+    read_snapshot,
+    walk,
+    within,
+    write_snapshot,
 )
-from .transaction import (  # noqa: F401
-    Applied, Commit, JournalFile, Recovery, RecoveryRefused, StalePlan, Store, apply_plan, recover, resolve,
+from .transaction import (
+    Applied,
+    Commit,
+    JournalFile,
+    Recovery,
+    RecoveryRefused,
+    StalePlan,
+    Store,
+    apply_plan,
+    recover,
+    resolve,
 )
 
 __all__ = [

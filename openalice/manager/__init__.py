@@ -9,8 +9,13 @@ Its child carries ``ALICE_MANAGER_SESSION``, so the caller rule
 write of a workspace's issues and commits it there.
 """
 
-from .home import (  # noqa: F401
-    GUIDANCE_FILES, ManagerHome, guidance_text, manager_home, new_binding, prepare,
+from .home import (
+    GUIDANCE_FILES,
+    ManagerHome,
+    guidance_text,
+    manager_home,
+    new_binding,
+    prepare,
 )
 
 __all__ = ["GUIDANCE_FILES", "ManagerHome", "guidance_text", "manager_home", "new_binding", "prepare"]

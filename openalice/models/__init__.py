@@ -9,7 +9,7 @@ which checks an issue's ``effort`` on every ``alice issue list``, needs only
 the ladder.
 """
 
-from .ladder import EFFORTS, MODES  # noqa: F401
+from .ladder import EFFORTS, MODES
 
 __all__ = [
     "EFFORTS", "MODES", "ModelSemantics", "Reasoning", "check_effort",

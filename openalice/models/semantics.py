@@ -254,7 +254,7 @@ def _merge_reasoning(fallback: Reasoning | None, live: Reasoning | None) -> Reas
         return fallback
     if fallback is None:
         return live
-    pick = lambda a, b: a if a is not None else b  # noqa: E731
+    pick = lambda a, b: a if a is not None else b
     return Reasoning(mode=pick(live.mode, fallback.mode), supported=pick(live.supported, fallback.supported),
                      efforts=pick(live.efforts, fallback.efforts),
                      default_effort=pick(live.default_effort, fallback.default_effort),

@@ -17,9 +17,21 @@ Preferences only seed *new* sessions; an existing session's frozen binding is
 never touched by a later change here.
 """
 
-from .settings import (  # noqa: F401
-    SURFACES, SettingsRead, empty_settings, load, pref_from_binding, preference_for, read,
-    record_recent, set_default_agent, set_preference, settings_path, unset, update, validate,
+from .settings import (
+    SURFACES,
+    SettingsRead,
+    empty_settings,
+    load,
+    pref_from_binding,
+    preference_for,
+    read,
+    record_recent,
+    set_default_agent,
+    set_preference,
+    settings_path,
+    unset,
+    update,
+    validate,
     validate_agent_name,
 )
 

@@ -155,8 +155,7 @@ def issue_health(ws: Any, issue: Any, *, now: datetime) -> dict:
     """The health entry of one scheduled issue (reads cursor, runs, owner)."""
     # lazy: the runs listing imports classify_failure, not the report
     from openalice.issues import cursors, due
-    from openalice.issues.readiness import (  # lazy: (as above)
-        login_blocker, native_login, owner_state, run_blocker)
+    from openalice.issues.readiness import login_blocker, native_login, owner_state, run_blocker  # lazy: (as above)
 
     schedule = due.parse_schedule(issue.when)
     problem = schedule.problem if schedule else "no schedule"

@@ -40,7 +40,7 @@ def start(task_id: str, launch: Launcher | None, *, now: datetime) -> dict:
         return {"launched": False}
     try:
         pid = launch(task_id)
-    except Exception as exc:  # noqa: BLE001 - whatever went wrong, the run failed to start
+    except Exception as exc:
         message = f"could not start the supervisor: {exc}"
         tasks.update_task(task_id, {"status": "failed", "error": message,
                                     "launchErrorCode": "spawn_failed",

@@ -361,7 +361,7 @@ def install(spec: dict, *, enable: bool = False) -> dict:
         if enable and kind == "systemd" and out["written"]:
             try:  # best effort: let systemd forget units that are gone again
                 _run(["systemctl", "--user", "daemon-reload"])
-            except Exception:  # noqa: BLE001 - the original error is what matters
+            except Exception:
                 pass
         raise
     return out

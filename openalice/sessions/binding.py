@@ -48,15 +48,15 @@ class SessionBinding:
 
     # The contract's camelCase names.
     @property
-    def resumeId(self) -> str:  # noqa: N802
+    def resumeId(self) -> str:
         return self.resume_id
 
     @property
-    def reasoningEffort(self) -> str | None:  # noqa: N802
+    def reasoningEffort(self) -> str | None:
         return self.reasoning_effort
 
     @property
-    def displayName(self) -> str | None:  # noqa: N802
+    def displayName(self) -> str | None:
         return self.display_name
 
     def ai(self) -> dict:

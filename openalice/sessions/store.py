@@ -22,12 +22,22 @@ from datetime import datetime
 from pathlib import Path
 
 from openalice.core import clock, fs
-from openalice.core.paths import Root
 from openalice.core.errors import InvalidInput, NotFound, Unavailable
+from openalice.core.paths import Root
 from openalice.core.records import replace
 
-from .binding import (ADJECTIVES, MATERIALS, NOUNS, VERSION, SessionBinding, _display_name, check_resume_id,
-                      make_binding, new_resume_id, normalize_credential)
+from .binding import (
+    ADJECTIVES,
+    MATERIALS,
+    NOUNS,
+    VERSION,
+    SessionBinding,
+    _display_name,
+    check_resume_id,
+    make_binding,
+    new_resume_id,
+    normalize_credential,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only (typing costs start-up time)

@@ -21,12 +21,19 @@ packs, and their projection into workspaces.
 See ``docs/stickers.md``.
 """
 
-from .library import DEFAULT_PACK, builtin_ids, get as get_pack, import_pack, list_packs  # noqa: F401
-from .pack import Pack, Sticker, read_dir as read_pack_dir  # noqa: F401
-from .projection import (  # noqa: F401
-    Preview, apply, preview, project_new_workspace, read_state, recover_workspace,
+from .library import DEFAULT_PACK, builtin_ids, import_pack, list_packs
+from .library import get as get_pack
+from .pack import Pack, Sticker
+from .pack import read_dir as read_pack_dir
+from .projection import (
+    Preview,
+    apply,
+    preview,
+    project_new_workspace,
+    read_state,
+    recover_workspace,
 )
-from .report import status  # noqa: F401
+from .report import status
 
 __all__ = ["DEFAULT_PACK", "builtin_ids", "get_pack", "import_pack", "list_packs", "Pack", "Sticker",
            "read_pack_dir", "Preview", "apply", "preview", "project_new_workspace", "read_state",

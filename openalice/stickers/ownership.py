@@ -15,7 +15,6 @@ from openalice.workspaces.registry import available_root
 
 from . import pack as packs
 
-
 STATE_FILE = ".alice/stickers.json"
 JOURNAL_FILE = ".alice/sticker-transaction.json"
 STICKER_DIR = "sticker"

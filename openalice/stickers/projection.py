@@ -57,8 +57,22 @@ from openalice.workspaces.checkout import checkout
 
 from . import library
 from . import pack as packs
-from .ownership import (ACTIONS, GIT_EXCLUDES, JOURNAL_FILE, OWNER, RECOVERY_WAIT, SKILL_FILES, SKILL_TREES,
-                        STATE_FILE, STATE_VERSION, STICKER_DIR, _root, check_layout, journal_store, read_state)
+from .ownership import (
+    ACTIONS,
+    GIT_EXCLUDES,
+    JOURNAL_FILE,
+    OWNER,
+    RECOVERY_WAIT,
+    SKILL_FILES,
+    SKILL_TREES,
+    STATE_FILE,
+    STATE_VERSION,
+    STICKER_DIR,
+    _root,
+    check_layout,
+    journal_store,
+    read_state,
+)
 
 __all__ = ["STATE_FILE", "JOURNAL_FILE", "STICKER_DIR", "SKILL_FILES", "OWNER", "ACTIONS", "Preview",
            "read_state", "journal_store", "check_layout", "preview", "apply", "recover_workspace",

@@ -10,10 +10,19 @@ publishes an opaque route ``oa-surface-<24 hex>.localhost`` that the proxy
 (:mod:`openalice.studio.state`).  See docs/studio.md.
 """
 
-from .lifecycle import (  # noqa: F401
-    GRACE, READY_TIMEOUT, is_live, logs, require_idle, restart, start, status, stop, view,
+from .lifecycle import (
+    GRACE,
+    READY_TIMEOUT,
+    is_live,
+    logs,
+    require_idle,
+    restart,
+    start,
+    status,
+    stop,
+    view,
 )
-from .manifest import Capability, Manifest, ManifestError, load_manifest, parse_manifest  # noqa: F401
+from .manifest import Capability, Manifest, ManifestError, load_manifest, parse_manifest
 
 __all__ = [
     "GRACE", "READY_TIMEOUT", "Capability", "Manifest", "ManifestError", "is_live", "load_manifest", "logs",

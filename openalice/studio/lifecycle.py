@@ -20,11 +20,23 @@ from datetime import datetime
 
 from openalice.core import clock, fs, leases, proc
 from openalice.core.errors import AliceError, Busy, UsageError
-from openalice.studio import logfile as log_tools, state
+from openalice.studio import logfile as log_tools
+from openalice.studio import state
 from openalice.studio.manifest import load_manifest
 
-from .reconcile import (GRACE, LEASE_TTL, LEASE_WAIT, SUPERVISOR_EXIT_WAIT, WAIT_POLL, _operation, _reconcile,
-                        _supervisor_alive, _teardown, is_live, terminate)
+from .reconcile import (
+    GRACE,
+    LEASE_TTL,
+    LEASE_WAIT,
+    SUPERVISOR_EXIT_WAIT,
+    WAIT_POLL,
+    _operation,
+    _reconcile,
+    _supervisor_alive,
+    _teardown,
+    is_live,
+    terminate,
+)
 
 __all__ = ["READY_TIMEOUT", "GRACE", "LEASE_WAIT", "start", "stop", "restart", "status", "logs",
            "require_idle", "held_idle", "is_live", "terminate", "view"]

@@ -17,7 +17,8 @@ import time
 from contextlib import contextmanager
 from datetime import datetime
 
-from openalice.core import clock, fs, leases, proc as procs
+from openalice.core import clock, fs, leases
+from openalice.core import proc as procs
 from openalice.core.errors import Busy
 from openalice.studio import state
 

@@ -41,7 +41,8 @@ import time
 
 from openalice.core import clock, fs, proc
 from openalice.core.errors import AliceError
-from openalice.studio import logfile, ports as port_tools, state
+from openalice.studio import logfile, state
+from openalice.studio import ports as port_tools
 from openalice.studio.ports import LOOPBACK_HOST
 from openalice.studio.reconcile import terminate
 

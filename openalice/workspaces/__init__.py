@@ -9,11 +9,24 @@ A workspace is a directory with an ``.alice/`` folder.  Registering never
 copies or moves user files; unregistering never deletes them.
 """
 
-from .registry import (  # noqa: F401
-    INIT_PROJECTORS, TEMPLATES, Workspace, RunEnvironment, alice_dir, available_root, find, get, id_base, init,
-    list_workspaces, registry_path, remove, resolve, run_environment,
+from .access import Access, Caller, authorize_attended, authorize_write
+from .registry import (
+    INIT_PROJECTORS,
+    TEMPLATES,
+    RunEnvironment,
+    Workspace,
+    alice_dir,
+    available_root,
+    find,
+    get,
+    id_base,
+    init,
+    list_workspaces,
+    registry_path,
+    remove,
+    resolve,
+    run_environment,
 )
-from .access import Access, Caller, authorize_attended, authorize_write  # noqa: F401
 
 __all__ = [
     "INIT_PROJECTORS", "TEMPLATES", "Workspace", "RunEnvironment", "alice_dir", "available_root", "find", "get",

@@ -8,8 +8,8 @@ import pytest
 
 from openalice.adapters import catalog
 from openalice.core.errors import InvalidInput, NotFound
-from openalice.core.schema import Validator
 from openalice.core.resources import schema
+from openalice.core.schema import Validator
 
 from .stubs import adapter, write_catalog
 

@@ -7,8 +7,8 @@ import pytest
 
 from openalice.adapters import catalog, models
 from openalice.core.errors import Unavailable
-from openalice.core.schema import Validator
 from openalice.core.resources import schema
+from openalice.core.schema import Validator
 
 from .stubs import adapter, calls, standard_catalog, write_catalog, write_stub
 

@@ -8,7 +8,6 @@ import pytest
 
 from openalice import agents
 from openalice.core.errors import InvalidInput, NotFound, UsageError
-
 from tests.testdata import AGENT_STREAMS
 
 from .conftest import BASE_ENV, RUN_ENV, add, bind, vault
@@ -106,6 +105,7 @@ def test_item8_minimax_legacy_chat_only_credential(ws, run_dir):
 def test_items3_4_model_registration_facts(ws, run_dir):
     add("g", "google")
     from openalice import credentials
+
     from .conftest import NOW
 
     credentials.set_model_override("g", "gemini-3.1-flash-lite", context_window=1_000_000, reasoning=False, now=NOW)
@@ -435,6 +435,7 @@ def test_explicit_effort_on_an_unknown_model_registers_it_as_reasoning(ws, run_d
                     .env["OPENCODE_CONFIG_CONTENT"])
     assert oc["provider"]["openalice-session"]["models"]["fake-model"] == {"reasoning": True}
     from openalice import credentials
+
     from .conftest import NOW
 
     credentials.set_model_override("cu", "fake-model", reasoning=False, now=NOW)  # the user's word wins

@@ -11,11 +11,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from openalice.cli import _run
-from openalice.cli import adapter, alice, harness, inbox, schedule
+from openalice.cli import _run, adapter, alice, harness, inbox, schedule
 from openalice.cli._body import read_body
 from openalice.core.errors import InvalidInput
-
 from tests.conftest import REPO
 
 

@@ -33,8 +33,8 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 if str(REPO_ROOT) not in sys.path:  # when run as a script
     sys.path.insert(0, str(REPO_ROOT))
 
-from openalice.core.schema import Registry, SchemaError, Validator  # noqa: E402
-from tests.testdata import JSON_SCHEMA_SUITE as SUITE  # noqa: E402
+from openalice.core.schema import Registry, SchemaError, Validator
+from tests.testdata import JSON_SCHEMA_SUITE as SUITE
 
 REMOTES = SUITE.parent / "remotes"
 # jsonschema 4.26.0 on all 2,225 tests, run the way this file runs ours (the remotes registered,

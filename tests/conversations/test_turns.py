@@ -145,7 +145,7 @@ def test_concurrent_deliverers_start_one_turn(ws, standins):
     def deliverer():
         try:
             results.append(conversations.deliver_pending(now=NOW, launch="none"))
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             errors.append(exc)
 
     threads = [threading.Thread(target=deliverer) for _ in range(4)]

@@ -3,7 +3,12 @@ import random
 import pytest
 
 from openalice.core.durations import (
-    EVERY_MAX_SECONDS, TIMEOUTS, format_seconds, parse_every, parse_every_strict, parse_timeout,
+    EVERY_MAX_SECONDS,
+    TIMEOUTS,
+    format_seconds,
+    parse_every,
+    parse_every_strict,
+    parse_timeout,
 )
 from openalice.core.errors import InvalidInput
 

@@ -14,7 +14,16 @@ import pytest
 from openalice.core import frontmatter as fm
 from openalice.core.errors import InvalidInput
 from openalice.core.frontmatter import (
-    MAX_BYTES, MAX_DEPTH, Document, Entry, FrontmatterError, compose, dumps, loads, parse, render,
+    MAX_BYTES,
+    MAX_DEPTH,
+    Document,
+    Entry,
+    FrontmatterError,
+    compose,
+    dumps,
+    loads,
+    parse,
+    render,
 )
 
 

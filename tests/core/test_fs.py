@@ -202,7 +202,7 @@ def temp_of(directory, target: str, pid: int) -> "os.PathLike":
 def test_the_next_writer_of_a_directory_removes_temps_whose_writer_is_gone(tmp_path):
     directory = tmp_path / "d"
     directory.mkdir()
-    gone = temp_of(directory, "other.json", dead_pid())         # any target in the directory
+    temp_of(directory, "other.json", dead_pid())         # any target in the directory
     running = temp_of(directory, "state.json", os.getppid())     # a writer still in flight
     legacy_young = directory / ".tmp-state.json.k2j4h5g6"        # no pid: the age decides
     legacy_young.write_text("x")
@@ -480,7 +480,7 @@ def test_a_writer_killed_right_after_its_change_has_swept_the_directory_already(
 def test_sweep_once_removes_only_abandoned_temps_and_only_once(tmp_path, monkeypatch):
     directory = tmp_path / "d"
     directory.mkdir()
-    gone = temp_of(directory, "log.jsonl", dead_pid())           # its writer was killed
+    temp_of(directory, "log.jsonl", dead_pid())           # its writer was killed
     live = temp_of(directory, "log.jsonl", os.getppid())         # a writer in flight
     mine = temp_of(directory, "log.jsonl", os.getpid())          # this process's own
     other_host = directory / f"{fs.TEMP_PREFIX}log.jsonl.{dead_pid()}.zzzz.0123abcd"

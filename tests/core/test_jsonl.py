@@ -44,7 +44,7 @@ def test_after_seq_ascending_with_limit(tmp_path):
 
 
 def test_torn_tail_repaired_before_next_append(tmp_path):
-    j = make(tmp_path, 5)
+    make(tmp_path, 5)
     path = tmp_path / "j.jsonl"
     with open(path, "ab") as fh:
         fh.write(b'{"seq":6,"type":"half')
@@ -60,7 +60,7 @@ def test_torn_tail_repaired_before_next_append(tmp_path):
 
 
 def test_torn_tail_longer_than_a_block(tmp_path):
-    j = make(tmp_path, 3)
+    make(tmp_path, 3)
     path = tmp_path / "j.jsonl"
     with open(path, "ab") as fh:
         fh.write(b'{"seq":4,"blob":"' + b"y" * (3 * jsonl.BLOCK_SIZE))
@@ -70,7 +70,7 @@ def test_torn_tail_longer_than_a_block(tmp_path):
 
 
 def test_malformed_middle_line_skipped_and_seq_continues(tmp_path):
-    j = make(tmp_path, 3)
+    make(tmp_path, 3)
     path = tmp_path / "j.jsonl"
     with open(path, "ab") as fh:
         fh.write(b"this is not json\n[1,2]\n")

@@ -104,7 +104,7 @@ def test_listing_models_never_fetches(cred, monkeypatch, capsys):
 class _ModelsHandler(BaseHTTPRequestHandler):
     seen = []
 
-    def do_GET(self):  # noqa: N802
+    def do_GET(self):
         self.seen.append((self.path, self.headers.get("Authorization")))
         if self.headers.get("Authorization") != f"Bearer {KEY}":
             self.send_response(401)

@@ -1,8 +1,8 @@
 """`alice doctor`: one line per finding, exit 0 when all is well, 3 otherwise."""
 
 import json
-import shutil
 import os
+import shutil
 import stat
 
 import pytest

@@ -16,9 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-
-from tests.harness.helpers import (GIT_ENV, LOCAL_EDIT, UPSTREAM_EDIT, edit_here_and_upstream, git, needs_git,
-                                   new_bundle)
+from tests.harness.helpers import GIT_ENV, LOCAL_EDIT, UPSTREAM_EDIT, edit_here_and_upstream, git, needs_git, new_bundle
 from tests.helpers.schemas import conforms
 
 T0 = "2026-11-30T09:00:00Z"

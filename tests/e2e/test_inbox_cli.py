@@ -7,8 +7,8 @@ import os
 from pathlib import Path
 
 import pytest
-from tests.helpers.schemas import conforms
 
+from tests.helpers.schemas import conforms
 
 NOW = "2026-11-30T09:00:00Z"
 

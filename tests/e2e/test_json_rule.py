@@ -37,7 +37,8 @@ def _leaves(parser, path=()):
 
 
 def every_verb() -> list[tuple[str, tuple[str, ...]]]:
-    from openalice.cli import _dispatch, adapter as adapter_tool, alice, harness, inbox, schedule
+    from openalice.cli import _dispatch, alice, harness, inbox, schedule
+    from openalice.cli import adapter as adapter_tool
 
     out = []
     for module in (alice, schedule, inbox, harness, adapter_tool):

@@ -366,8 +366,8 @@ def test_a_wrapper_passing_a_native_stream_is_read_in_that_format(cli, workspace
     """The catalog's `stream` extension: a wrapper that execs claude passes stream-json through."""
     wrapper = tmp_path / "catalog" / "claude-wrap"
     wrapper.parent.mkdir()
-    wrapper.write_text(f"#!/bin/sh\nexec claude -p --output-format stream-json --verbose "
-                       f"--dangerously-skip-permissions -- \"$(cat)\"\n")
+    wrapper.write_text("#!/bin/sh\nexec claude -p --output-format stream-json --verbose "
+                       "--dangerously-skip-permissions -- \"$(cat)\"\n")
     wrapper.chmod(0o755)
     catalog = write_catalog(tmp_path, [{"id": "claude-wrap", "kind": "cli", "wrapper": "claude-wrap",
                                         "models": ["sonnet"], "stream": "claude-stream-json"}])

@@ -6,13 +6,12 @@ import json
 
 from tests.helpers.schemas import conforms
 
-
 KEY = "sk-user-flow-secret-0042"
 NOW = {"ALICE_NOW": "2026-11-30T09:00:00Z"}
 
 
 def test_new_user_flow(cli, workspace):
-    run = lambda *a, **k: cli("alice", *a, cwd=workspace, env=NOW, **k)  # noqa: E731
+    run = lambda *a, **k: cli("alice", *a, cwd=workspace, env=NOW, **k)
     assert run("credential", "add", "ds-1", "--vendor", "deepseek", input=KEY + "\n").returncode == 0
 
     r = run("settings", "set", "--agent", "pi", "--credential", "ds-1", "--model", "deepseek-v4-pro",
@@ -72,7 +71,7 @@ def test_new_user_flow(cli, workspace):
 
 
 def test_session_cli_errors(cli, workspace):
-    run = lambda *a, **k: cli("alice", *a, cwd=workspace, **k)  # noqa: E731
+    run = lambda *a, **k: cli("alice", *a, cwd=workspace, **k)
     r = run("session", "new", "--agent", "nonesuch", "--json")
     assert r.returncode == 2 and r.json()["error"]["code"] == "unknown_agent"
     r = run("session", "new", "--agent", "pi", "--effort", "max", "--json")
@@ -88,7 +87,7 @@ def test_session_cli_errors(cli, workspace):
 
 
 def test_settings_cli(cli, workspace):
-    run = lambda *a, **k: cli("alice", *a, cwd=workspace, **k)  # noqa: E731
+    run = lambda *a, **k: cli("alice", *a, cwd=workspace, **k)
     absent = conforms("settings-show", run("settings", "show", "--json").json())
     assert absent["status"] == "absent"
     r = run("settings", "set", "--agent", "codex", "--credential", "missing", "--json")

@@ -6,9 +6,8 @@ import sys
 
 import pytest
 
-from tests.conftest import TOOLS
-
 from openalice import __version__
+from tests.conftest import TOOLS
 
 
 @pytest.mark.parametrize("tool", TOOLS)

@@ -2,7 +2,6 @@ import json
 import os
 
 
-
 def test_init_list_show_remove_roundtrip(cli, tmp_path, isolated_homes):
     ws = tmp_path / "notes"
     r = cli("alice", "workspace", "init", str(ws), "--label", "My Notes", "--json")

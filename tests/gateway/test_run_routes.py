@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 TASK = "run-AbCdEf12"

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from openalice.core import resources
-
 from tests.conftest import tool_path
 
 SKILLS = sorted((resources.data_root("default") / "skills").glob("*/SKILL.md"))

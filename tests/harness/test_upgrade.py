@@ -14,8 +14,8 @@ from openalice import harness, managed, workspaces
 from openalice.core import proc
 from openalice.core.errors import Busy, Conflict, Forbidden, InvalidInput
 from openalice.workspaces.checkout import checkout
-
 from tests.helpers.schemas import schema_errors
+
 from .helpers import DEFAULT, LOCAL_EDIT, UPSTREAM_EDIT, edit_here_and_upstream, git, needs_git, new_bundle
 
 NOW = datetime(2026, 11, 30, 9, 0, tzinfo=timezone.utc)

@@ -6,7 +6,7 @@ import sys
 
 sys.path.insert(0, sys.argv[2])
 
-from openalice.core import fs, jsonl  # noqa: E402
+from openalice.core import fs, jsonl
 
 directory = sys.argv[1]
 journal = jsonl.Journal(os.path.join(directory, "journal.jsonl"))

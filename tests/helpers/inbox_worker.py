@@ -12,8 +12,8 @@ from datetime import datetime, timezone
 
 sys.path.insert(0, sys.argv[1])
 
-from openalice import inbox, workspaces  # noqa: E402
-from openalice.core import clock  # noqa: E402
+from openalice import inbox, workspaces
+from openalice.core import clock
 
 
 def now():

@@ -14,7 +14,7 @@ from pathlib import Path
 
 root, spec_path = Path(sys.argv[1]), Path(sys.argv[2])
 sys.path.insert(0, sys.argv[3])
-from openalice import managed  # noqa: E402
+from openalice import managed
 
 spec = json.loads(spec_path.read_text())
 store = managed.Store(root, ".state")

@@ -60,7 +60,7 @@ def test_anything_doubtful_inside_a_run_gives_no_origin_never_manual(ws, case):
     elif case == "resume-mismatch":
         env["ALICE_RESUME_ID"] = "resume-other-1"
     elif case == "task-id-mismatch":
-        lookup = lambda _id: task(ws.id, taskId="run-someone")  # noqa: E731
+        lookup = lambda _id: task(ws.id, taskId="run-someone")
     elif case == "registry-broken":
         def lookup(_id):
             raise OSError("registry unreadable")

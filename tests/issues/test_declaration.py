@@ -7,8 +7,7 @@ from pathlib import Path
 import pytest
 
 from openalice.core import frontmatter
-from openalice.issues.declaration import (Issue, alias_problem, declare, id_problem, slug_of,
-                                          what_of)
+from openalice.issues.declaration import Issue, alias_problem, declare, id_problem, slug_of, what_of
 
 
 def judge(text: str):

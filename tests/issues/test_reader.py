@@ -236,6 +236,7 @@ def test_reading_a_thousand_files_is_one_pass(ws, write, monkeypatch):
 def test_unreadable_directory_is_reported_and_others_still_read(tmp_path, monkeypatch):
     """Permissions cannot be tested as root, so the directory read itself fails here."""
     from openalice.issues import board, reader
+
     from .conftest import NOW
     good = make_ws(tmp_path / "good", "good")
     (tmp_path / "good" / ".alice" / "issues" / "a.md").write_text(GOOD)
@@ -261,6 +262,7 @@ def test_unreadable_directory_is_reported_and_others_still_read(tmp_path, monkey
 def test_a_crashing_workspace_does_not_break_the_board(tmp_path, monkeypatch):
     from openalice.core.errors import OperationalError
     from openalice.issues import board
+
     from .conftest import NOW
     good = make_ws(tmp_path / "good", "good")
     bad = make_ws(tmp_path / "bad", "bad")

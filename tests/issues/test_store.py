@@ -389,9 +389,9 @@ def test_a_refused_create_leaves_an_absent_workspace_absent(tmp_path):
 
 def test_a_cron_without_timezone_means_local_to_the_reader_and_the_writers(ws):
     """One rule: no `timezone` is the machine's zone, whoever reads or writes the file."""
+    from openalice.issues import due
     from openalice.issues.board import validate
     from openalice.issues.schedule import schedule_summary
-    from openalice.issues import due
 
     created = create(ws, {"title": "Nine", "when": {"kind": "cron", "cron": "0 9 * * *"}}, now=NOW)
     assert created.when["timezone"] == "local"

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
+import random
 import shutil
 
 import pytest
 
-
 from openalice.managed.diff3 import diff_lines, merge3, split_lines
-
-import random
 
 from .triples import GitMergeFile, frequent_line_triple, triples
 

@@ -20,7 +20,7 @@ from openalice.core import git, resources
 from openalice.core.errors import Conflict, InvalidInput
 from openalice.core.schema import Validator
 from tests.harness.helpers import GIT_ENV, needs_git
-from tests.harness.helpers import git as sh   # git in a test repository
+from tests.harness.helpers import git as sh  # git in a test repository
 
 REPO = Path(__file__).resolve().parents[2]
 HELPER = REPO / "tests" / "helpers" / "managed_apply.py"

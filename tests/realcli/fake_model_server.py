@@ -132,7 +132,7 @@ class FakeModelServer:
         if self._httpd is not None:
             return self
         handler = type("Handler", (_Handler,), {"fake": self})
-        make = lambda: _Server(("127.0.0.1", 0), handler)  # noqa: E731
+        make = lambda: _Server(("127.0.0.1", 0), handler)
         self._httpd = self._netns.call(make) if self._netns is not None else make()
         self._thread = threading.Thread(target=self._httpd.serve_forever,
                                         kwargs={"poll_interval": 0.05},
@@ -317,7 +317,6 @@ class _Handler(BaseHTTPRequestHandler):
         model = body.get("model")
         effort = EFFORT[api](body)
         history = HISTORY[api](body)
-        user_texts = [text for role, text, _ in history if role == "user" and text is not None]
         last_user = next((last for role, _, last in reversed(history) if role == "user"), None)
         tool_output = TOOL_OUTPUT[api](body)
         record.update(

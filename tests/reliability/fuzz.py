@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from .machine import ADAPTER_CANARY, CANARY, Machine, run_in_process, tracebacks, _studio_state
+from .machine import ADAPTER_CANARY, CANARY, Machine, _studio_state, run_in_process
 from .suite import Figures
 
 
@@ -72,9 +72,9 @@ def prepare(base: Path) -> tuple[Machine, dict]:
 
 
 def targets(ids: dict) -> list[Target]:
-    oa = lambda *p: (lambda m: m.openalice.joinpath(*p))  # noqa: E731
-    hh = lambda *p: (lambda m: m.harness.joinpath(*p))    # noqa: E731
-    ws = lambda *p: (lambda m: m.ws.joinpath(*p))         # noqa: E731
+    oa = lambda *p: (lambda m: m.openalice.joinpath(*p))
+    hh = lambda *p: (lambda m: m.harness.joinpath(*p))
+    ws = lambda *p: (lambda m: m.ws.joinpath(*p))
     return [
         Target("workspaces.json", oa("workspaces.json"),
                [("alice", "workspace", "list", "--json")], "json"),

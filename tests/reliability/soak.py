@@ -23,8 +23,16 @@ from pathlib import Path
 
 from .fuzz import fuzz
 from .machine import WRITERS
-from .suite import (ZERO, Figures, canary_sweep, cat_race, concurrent_inbox, concurrent_scans,
-                    kill_writer, secret_kill_then_remove)
+from .suite import (
+    ZERO,
+    Figures,
+    canary_sweep,
+    cat_race,
+    concurrent_inbox,
+    concurrent_scans,
+    kill_writer,
+    secret_kill_then_remove,
+)
 
 BEGIN, END = "<!-- soak:begin -->", "<!-- soak:end -->"
 

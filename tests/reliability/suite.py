@@ -17,8 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .machine import (ADAPTER_CANARY, CANARY, REPO, WEDGED_LOG, Machine, Writer, clock, leaks, torn_files,
-                      tracebacks)
+from .machine import ADAPTER_CANARY, CANARY, REPO, WEDGED_LOG, Machine, Writer, clock, leaks, torn_files, tracebacks
 
 
 @dataclass
@@ -231,9 +230,9 @@ def concurrent_scans(base: Path, *, scanners: int = 8, issues: int = 12, rounds:
         r = machine.cli("alice", "issue", "create", "--title", f"Job {n}", "--every", "1h",
                         "--agent", AGENTS[n % len(AGENTS)], "--body", "go")
         assert r.returncode == 0, r.stderr
-    from .machine import T0, iso
     from datetime import timedelta
-    from .machine import tool_path
+
+    from .machine import T0, iso, tool_path
 
     for round_ in range(rounds):
         now = iso(T0 + timedelta(hours=round_ + 1))

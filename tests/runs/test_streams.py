@@ -7,8 +7,15 @@ import json
 
 import pytest
 
-from openalice.runs.streams import (FORMATS, MAX_BLOCKS, TEXT_LIMIT, VALUE_LIMIT, StreamNormalizer,
-                                    TurnEvent, normalizer_for)
+from openalice.runs.streams import (
+    FORMATS,
+    MAX_BLOCKS,
+    TEXT_LIMIT,
+    VALUE_LIMIT,
+    StreamNormalizer,
+    TurnEvent,
+    normalizer_for,
+)
 from tests.testdata import AGENT_STREAMS
 
 ENGINE_FORMATS = {"claude": "claude-stream-json", "codex": "codex-json",

@@ -79,7 +79,7 @@ def test_listing_is_newest_first_and_filters():
     a2 = make(issueId="a")
     other = make(workspaceId="other", issueId="a")
     tasks.update_task(a1["taskId"], {"status": "failed"})
-    ids = lambda rs: [r["taskId"] for r in rs]  # noqa: E731
+    ids = lambda rs: [r["taskId"] for r in rs]
     assert ids(tasks.list_tasks()) == [other["taskId"], a2["taskId"], b1["taskId"], a1["taskId"]]
     assert ids(tasks.list_tasks(workspace_id="ws", issue_id="a")) == [a2["taskId"], a1["taskId"]]
     assert ids(tasks.list_tasks(workspace_id="ws")) == [a2["taskId"], b1["taskId"], a1["taskId"]]

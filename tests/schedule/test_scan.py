@@ -365,10 +365,9 @@ def test_a_launch_failure_is_the_runs_single_attempt(sched):
 
 
 def test_37_an_agent_that_cannot_run_headless_is_skipped_without_a_cursor(sched, monkeypatch):
-    from openalice.core import records
-
     from openalice import agents
     from openalice.agents.claude import ClaudeAdapter
+    from openalice.core import records
 
     class ChatOnly(ClaudeAdapter):
         name = "chat-only"

@@ -9,7 +9,8 @@ import zipfile
 import pytest
 
 from openalice.core.errors import InvalidInput
-from openalice.stickers import archive, pack as packs
+from openalice.stickers import archive
+from openalice.stickers import pack as packs
 from tests.stickers.helpers import make_pack, make_zip, pack_members, tiny_png
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-
 from tests.helpers.schemas import conforms
+
 from .conftest import alive, leftovers, wait_until
 
 

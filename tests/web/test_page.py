@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import time
 
-import pytest
-
 
 def badge(page) -> str:
     return page.js("const b = document.getElementById('unread-badge');"

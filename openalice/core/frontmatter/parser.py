@@ -14,8 +14,7 @@ from __future__ import annotations
 from .flow import FlowReader
 from .model import MAX_DEPTH, FrontmatterError
 from .quoted import QuotedReader
-from .scalars import (_FAST_KEY, _FAST_PAIR, _KEY_SPECIAL, _PROPERTY, _SPECIAL_SCALARS, _comment_at,
-                      _escaped)
+from .scalars import _FAST_KEY, _FAST_PAIR, _KEY_SPECIAL, _PROPERTY, _SPECIAL_SCALARS, _comment_at, _escaped
 from .values import _MAP, _NODE, _SEQ, ValueReader
 
 

@@ -38,10 +38,28 @@ from .explain import explain_os_error
 from .locked import locked_file, locked_update_json
 from .moves import move_file, remove_empty_dir, remove_file, set_aside
 from .reads import open_state_file, read_bytes, read_json, read_text
-from .temps import (_HOST, TEMP_MAX_AGE, TEMP_PREFIX, _sweep_fd, _swept, _temp_owner, _temp_target,
-                    staged_dir, sweep_once, sweep_temp_files)
-from .writes import (_kept_mode, _umask, _write_all, atomic_write_bytes, atomic_write_json,
-                     atomic_write_many, atomic_write_text, create_exclusive)
+from .temps import (
+                    _HOST,
+                    TEMP_MAX_AGE,
+                    TEMP_PREFIX,
+                    _sweep_fd,
+                    _swept,
+                    _temp_owner,
+                    _temp_target,
+                    staged_dir,
+                    sweep_once,
+                    sweep_temp_files,
+)
+from .writes import (
+                    _kept_mode,
+                    _umask,
+                    _write_all,
+                    atomic_write_bytes,
+                    atomic_write_json,
+                    atomic_write_many,
+                    atomic_write_text,
+                    create_exclusive,
+)
 
 __all__ = [
     "TEMP_PREFIX", "TEMP_MAX_AGE", "ensure_dir", "atomic_write_bytes", "atomic_write_text",

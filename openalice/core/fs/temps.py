@@ -17,7 +17,6 @@ from ..errors import Conflict, OperationalError
 from ..paths import Root
 from .directories import ensure_dir, fsync_dir, under_a_home
 
-
 TEMP_PREFIX = ".tmp-"
 #: Seconds after which a temp file whose writer cannot be identified as gone
 #: (another host, a reused pid, an old name) is taken as abandoned.  A write

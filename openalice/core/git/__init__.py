@@ -36,11 +36,35 @@ repository; ``merge`` computes and performs merges.
 from __future__ import annotations
 
 from .command import AUTHOR, GitError, GitLocked, require_version, run, version
-from .commits import (add, commit_paths, current_branch, ensure_excluded, head, head_has_trailer, head_message,
-                      resolve_commit, staged_paths, unstage, work_tree)
-from .merge import (MergeTree, abort_merge, changed_paths, checkout_branch, commit_merge, is_ancestor, merge_head,
-                    merge_message, merge_no_commit, merge_tree, show_file, status_entries, unmerged_paths)
+from .commits import (
+                      add,
+                      commit_paths,
+                      current_branch,
+                      ensure_excluded,
+                      head,
+                      head_has_trailer,
+                      head_message,
+                      resolve_commit,
+                      staged_paths,
+                      unstage,
+                      work_tree,
+)
 from .locks import live_git_processes, lock_files, remove_stale_locks, require_unlocked
+from .merge import (
+                      MergeTree,
+                      abort_merge,
+                      changed_paths,
+                      checkout_branch,
+                      commit_merge,
+                      is_ancestor,
+                      merge_head,
+                      merge_message,
+                      merge_no_commit,
+                      merge_tree,
+                      show_file,
+                      status_entries,
+                      unmerged_paths,
+)
 from .remote import REMOTE_PROTOCOLS, clone, delete_ref, fetch, remote_head
 
 __all__ = ["GitError", "GitLocked", "lock_files", "remove_stale_locks", "require_unlocked", "live_git_processes", "AUTHOR", "work_tree", "staged_paths", "commit_paths", "head", "head_message",

@@ -19,7 +19,7 @@ as before.
 from __future__ import annotations
 
 from .instances import _pointer, _show
-from .nodes import _ARR, _OBJ, _Keyword, _false
+from .nodes import _ARR, _OBJ, _false, _Keyword
 from .report import Violation
 
 

@@ -4,8 +4,8 @@
 
 from __future__ import annotations
 
-from .instances import _JSON_TYPES, _NUMBER, _TYPE_NAMES, _NoneType, _base_type, _freeze, _pointer, _show
-from .nodes import _Keyword, _collect_nothing, _conjoin, _true
+from .instances import _JSON_TYPES, _NUMBER, _TYPE_NAMES, _base_type, _freeze, _NoneType, _pointer, _show
+from .nodes import _collect_nothing, _conjoin, _Keyword, _true
 from .report import Violation, _closest
 
 

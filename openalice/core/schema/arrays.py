@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from .instances import _freeze, _pointer, _show
-from .nodes import _ARR, _Keyword, _collect_nothing, _false, _true
+from .nodes import _ARR, _collect_nothing, _false, _Keyword, _true
 from .report import Violation
 
 

@@ -14,9 +14,9 @@ import re
 from ..ecma_regex import compile_pattern
 from .applicators import ApplicatorKeywords
 from .arrays import ArrayKeywords
-from .instances import _JSON_TYPES, _NUMBER, _NoneType, _base_type, _escape, _json_type_name, _pointer, _show
+from .instances import _JSON_TYPES, _NUMBER, _base_type, _escape, _json_type_name, _NoneType, _pointer, _show
 from .limits import LimitKeywords
-from .nodes import _Keyword, _Node, _collect_nothing, _conjoin, _false, _true
+from .nodes import _collect_nothing, _conjoin, _false, _Keyword, _Node, _true
 from .objects import ObjectKeywords
 from .refs import _ANCHOR, ReferenceIndex
 from .report import SchemaError, Violation

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 _NoneType = type(None)
 _JSON_TYPES = frozenset((str, int, float, bool, _NoneType, list, dict))
 _NUMBER = (int, float)

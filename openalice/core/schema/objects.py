@@ -5,7 +5,7 @@ and ``additionalProperties``, ``propertyNames``, ``dependentRequired`` and
 from __future__ import annotations
 
 from .instances import _MISSING, _escape, _pointer, _show
-from .nodes import _OBJ, _Keyword, _collect_nothing, _false, _true
+from .nodes import _OBJ, _collect_nothing, _false, _Keyword, _true
 from .report import Violation
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from .instances import _escape
 
-
 _ANCHOR = r"[A-Za-z_][-A-Za-z0-9._]*"
 
 

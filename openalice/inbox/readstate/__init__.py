@@ -52,9 +52,14 @@ the watermark check and rebuild) and :mod:`.marks` (every change, and the
 counts).
 """
 
-from .document import VERSION, ReadState, load, read_marks  # noqa: F401
-from .document import _prefix_intact  # noqa: F401 -- the watermark check, reached by tests
-from .marks import counts, forget, mark_all_read, mark_read, mark_unread  # noqa: F401
+from .document import (  # noqa: F401
+           VERSION,
+           ReadState,
+           _prefix_intact,
+           load,
+           read_marks,
+)
+from .marks import counts, forget, mark_all_read, mark_read, mark_unread
 
 __all__ = ["VERSION", "ReadState", "load", "read_marks", "mark_read", "mark_unread", "mark_all_read",
            "forget", "counts"]

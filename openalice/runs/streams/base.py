@@ -23,9 +23,25 @@ from __future__ import annotations
 import json
 from collections import deque
 
-from .values import (_HUGE, _MISSING, JOURNAL_TEXT_LIMIT, MAX_BLOCKS, NAME_LIMIT,  # noqa: F401
-                     SCHEMA_VERSION, SESSION_ID_LIMIT, TEXT_LIMIT, TOOL_STATUSES, VALUE_LIMIT,
-                     TurnEvent, _clip_value, _compact, _decode, _head_bytes, _short, clip_text)
+from .values import (
+    _HUGE,
+    _MISSING,
+    JOURNAL_TEXT_LIMIT,
+    MAX_BLOCKS,
+    NAME_LIMIT,
+    SCHEMA_VERSION,
+    SESSION_ID_LIMIT,
+    TEXT_LIMIT,
+    TOOL_STATUSES,
+    VALUE_LIMIT,
+    TurnEvent,
+    _clip_value,
+    _compact,
+    _decode,
+    _head_bytes,
+    _short,
+    clip_text,
+)
 
 __all__ = [
     "MAX_BLOCKS", "TEXT_LIMIT", "VALUE_LIMIT", "NAME_LIMIT", "JOURNAL_TEXT_LIMIT", "SCHEMA_VERSION",
@@ -108,7 +124,7 @@ class StreamNormalizer:
                 self._raw_line(text)
             elif stripped:
                 self.ignored_lines += 1
-        except Exception:  # noqa: BLE001 -- a mapping bug must not stop run supervision; stdout.log keeps the line
+        except Exception:
             if self.strict:
                 raise
             self.ignored_lines += 1

@@ -73,7 +73,7 @@ class Pump(threading.Thread):
                     pending.clear()
             if pending and not skipping and self.on_line is not None:
                 self.on_line(bytes(pending))
-        except BaseException as exc:  # noqa: BLE001 -- reported by the supervisor, never a hang
+        except BaseException as exc:
             self.error = exc
             _drain(source)
         finally:

@@ -85,7 +85,7 @@ class ContextSteps:
                     return record.get("seq")
                 if count >= BORN_LOOKBACK:
                     break
-        except Exception as exc:  # noqa: BLE001 -- causedBy is a courtesy link
+        except Exception as exc:
             self.note(f"session.born fact not found: {exc}")
         return None
 
@@ -101,7 +101,7 @@ class ContextSteps:
         """The issue now names its session; a concurrent edit wins (logged, the run goes on)."""
         try:
             claimed = issues.claim_new_then_resume(self.ws, self.issue_id, resume_id)
-        except Exception as exc:  # noqa: BLE001 -- the session exists; the run must still happen
+        except Exception as exc:
             self.note(f"could not claim issue {self.issue_id!r} for @{resume_id}: {exc}")
             return
         if not claimed:
@@ -113,7 +113,7 @@ class ContextSteps:
             return self.record.get("parentTaskId")
         try:
             earlier = self.tasks.list_tasks(workspace_id=self.ws.id, issue_id=self.issue_id, limit=20)
-        except Exception:  # noqa: BLE001 -- lineage is informative only
+        except Exception:
             return None
         for item in earlier:
             if item.get("taskId") != self.task_id and item.get("resumeId") == self.binding.resume_id:

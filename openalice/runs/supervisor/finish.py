@@ -100,7 +100,7 @@ class FinishSteps:
                 stdout_tail=results.read_tail(self.dir / results.STDOUT_LOG, TAIL_BYTES),
                 stderr_tail=results.read_tail(self.dir / results.STDERR_LOG, TAIL_BYTES // 8),
                 timeout_s=int(timeout_ms) // 1000 if isinstance(timeout_ms, (int, float)) and timeout_ms else None)
-        except Exception as exc:  # noqa: BLE001 -- a classifier bug must not leave the run unrecorded
+        except Exception as exc:
             self.note(f"no reason classified: {exc}")
             return None, None
 
@@ -157,5 +157,5 @@ class FinishSteps:
             return
         try:
             issues.mark_done(self.ws, self.issue_id)
-        except Exception as exc:  # noqa: BLE001 -- the run is done either way
+        except Exception as exc:
             self.note(f"could not mark issue {self.issue_id!r} done: {exc}")

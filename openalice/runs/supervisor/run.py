@@ -129,7 +129,7 @@ class Run(ContextSteps, EngineSteps, FinishSteps):
     def release(self) -> None:
         try:
             admission.release(self.task_id)
-        except Exception as exc:  # noqa: BLE001 -- a stale marker is dropped by the next admission
+        except Exception as exc:
             self.note(f"admission marker not released: {exc}")
 
     def crash(self, exc: BaseException) -> None:
@@ -152,5 +152,5 @@ class Run(ContextSteps, EngineSteps, FinishSteps):
                     if proc.returncode is not None and proc.returncode >= 0:
                         changes["exitCode"] = proc.returncode
                 self.update(changes)
-        except Exception as inner:  # noqa: BLE001
+        except Exception as inner:
             self.note(f"could not record the failure: {inner}")

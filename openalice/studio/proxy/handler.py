@@ -13,8 +13,21 @@ import sys
 from .body import _SPLICE, BUFFER, SPLICE_MIN, _copy_exact, copy_dechunked
 from .relay import ResponseRelay
 from .upstream import Upstream, _Retry
-from .wire import (_ALWAYS_DROPPED, _DROP_REQUEST, _ORIGIN_OR_REFERER, BadBody, BadMessage, Head, Reader, Request,
-                   _timeouts, _without, codings, own_cookies_removed, send_parts)
+from .wire import (
+    _ALWAYS_DROPPED,
+    _DROP_REQUEST,
+    _ORIGIN_OR_REFERER,
+    BadBody,
+    BadMessage,
+    Head,
+    Reader,
+    Request,
+    _timeouts,
+    _without,
+    codings,
+    own_cookies_removed,
+    send_parts,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -12,8 +12,20 @@ from openalice.core.net import is_loopback_ip as is_loopback_host
 
 from .body import _SPLICE, SIZE_LINE_READ, SPLICE_CHUNK, ChunkedEnd, _chunk_ahead, _pipe_both_ways, copy_dechunked
 from .upstream import CONNECT_TIMEOUT, UPSTREAM_TIMEOUT, Upstream
-from .wire import (_DROP_RESPONSE, _LOCATION, _STATUS_REASON, BadMessage, Head, Reader, Request, _timeouts,
-                   _tokens, _without, codings, send_parts)
+from .wire import (
+    _DROP_RESPONSE,
+    _LOCATION,
+    _STATUS_REASON,
+    BadMessage,
+    Head,
+    Reader,
+    Request,
+    _timeouts,
+    _tokens,
+    _without,
+    codings,
+    send_parts,
+)
 
 
 class ResponseRelay:

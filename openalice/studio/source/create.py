@@ -11,8 +11,15 @@ from openalice import workspaces
 from openalice.core import fs, git
 from openalice.core.errors import Conflict, InvalidInput
 
-from .receipt import (COMMIT_TRAILER, MERGE_TREE_GIT, RECEIPT_FILE, Receipt, _incoming_manifest, _template_name,
-                      parse_source_spec)
+from .receipt import (
+    COMMIT_TRAILER,
+    MERGE_TREE_GIT,
+    RECEIPT_FILE,
+    Receipt,
+    _incoming_manifest,
+    _template_name,
+    parse_source_spec,
+)
 
 
 def create_workspace(path: os.PathLike | str, spec: str, *, now: datetime, template: str = "blank",
