@@ -172,37 +172,6 @@ def _user_home(environ: Mapping[str, str]) -> Path:
     return Path(environ.get("HOME") or os.path.expanduser("~"))
 
 
-CONNECTORS_UNIT = "openalice-connectors"
-CONNECTORS_LABEL = "dev.openalice.connectors"
-
-
-def _alice_command(command: list[str]) -> list[str]:
-    """``alice`` beside the ``alice-schedule`` the timer runs (same install)."""
-    last = Path(command[-1])
-    return [*command[:-1], str(last.with_name("alice"))]
-
-
-def connectors_service(command: list[str], env: dict[str, str]) -> str:
-    """The systemd user service of ``alice connector run`` (docs/connectors.md)."""
-    def quote(value: str) -> str:
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-    environment = "".join(f"Environment={quote(f'{k}={v}')}\n" for k, v in env.items())
-    alice = " ".join(quote(c) if (" " in c or '"' in c) else c for c in _alice_command(command))
-    return ("[Unit]\nDescription=OpenAlice: deliver Inbox reports and talk to Telegram "
-            "(alice connector run)\n\n[Service]\nType=simple\n" + environment
-            + f"ExecStart={(alice + ' connector run').replace('%', '%%')}\n"
-            "Restart=on-failure\nRestartSec=30\nKillSignal=SIGTERM\n\n"
-            "[Install]\nWantedBy=default.target\n")
-
-
-def connectors_plist(command: list[str], env: dict[str, str], log: Path) -> str:
-    data = {"Label": CONNECTORS_LABEL, "ProgramArguments": [*_alice_command(command), "connector", "run"],
-            "KeepAlive": True, "RunAtLoad": True, "EnvironmentVariables": dict(env),
-            "StandardOutPath": str(log), "StandardErrorPath": str(log)}
-    return plistlib.dumps(data, sort_keys=False).decode("utf-8")
-
-
 def definition(kind: str, *, environ: Mapping[str, str] | None = None,
                command: list[str] | None = None, connectors: bool = False) -> dict:
     """What ``install-timer`` prints: ``{kind, command, files: [{path, content}],
@@ -211,6 +180,13 @@ def definition(kind: str, *, environ: Mapping[str, str] | None = None,
     spec = _definition(kind, environ=environ, command=command)
     if not connectors:
         return spec
+    from .connector_service import (  # lazy: only --connectors writes the service
+        CONNECTORS_LABEL,
+        CONNECTORS_UNIT,
+        connectors_plist,
+        connectors_service,
+    )
+
     environ = os.environ if environ is None else environ
     if kind == "systemd":
         path = Path(spec["files"][0]["path"]).with_name(f"{CONNECTORS_UNIT}.service")
