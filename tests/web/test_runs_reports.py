@@ -97,8 +97,9 @@ def test_retry_refused_by_the_cli_shows_its_message(page):
 def test_a_markdown_report_is_rendered_in_the_page_and_its_script_never_runs(page):
     entry = add_report_with_script(page.site)
     page.view("inbox")
-    read = page.wait(lambda: page.css(f'#entry-{entry} a.read-link[data-ref="reports/evil.md"]'),
-                     what="the Read link")[0]
+    # displayed, not only present: the inbox view may still be drawing the entry
+    read = page.wait(lambda: [e for e in page.css(f'#entry-{entry} a.read-link[data-ref="reports/evil.md"]')
+                              if e.is_displayed() and e.is_enabled()], what="the Read link")[0]
     read.send_keys("\n")
     page.wait(lambda: page.css("#report-body h1"), what="the rendered report")
     page.settle()
