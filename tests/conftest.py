@@ -34,7 +34,24 @@ def tool_path(name: str) -> str:
 
 
 @pytest.fixture(autouse=True)
-def isolated_homes(tmp_path_factory, monkeypatch):
+def restored_process_state():
+    """Whatever a test does to this process's environment and cwd (the reliability
+    suite's ``Machine.enter()`` sets ``OPENALICE_TEST_LAUNCH=none``, ``PATH`` and the
+    cwd for its in-process calls) is undone after it, so no later test inherits it:
+    a leaked ``OPENALICE_TEST_LAUNCH=none`` once left every later scheduled run
+    admitted and never launched."""
+    env, cwd = dict(os.environ), os.getcwd()
+    yield
+    os.chdir(cwd)
+    for key in set(os.environ) - set(env):
+        del os.environ[key]
+    for key, value in env.items():
+        if os.environ.get(key) != value:
+            os.environ[key] = value
+
+
+@pytest.fixture(autouse=True)
+def isolated_homes(restored_process_state, tmp_path_factory, monkeypatch):
     base = tmp_path_factory.mktemp("homes")
     homes = {
         "OPENALICE_HOME": base / "openalice",
@@ -45,7 +62,7 @@ def isolated_homes(tmp_path_factory, monkeypatch):
         path.mkdir()
         monkeypatch.setenv(var, str(path))
     for var in ("ALICE_NOW", "ALICE_RUN_ID", "ALICE_RESUME_ID", "ALICE_WORKSPACE_ID",
-                "HARNESS_CATALOG", "NO_COLOR"):
+                "HARNESS_CATALOG", "NO_COLOR", "OPENALICE_TEST_LAUNCH"):
         monkeypatch.delenv(var, raising=False)
     return homes
 
