@@ -210,6 +210,22 @@ class StandIns:
     def behave(self, mode: str = "ok", **extra) -> None:
         (self.bin / "behaviour.json").write_text(json.dumps({"mode": mode, **extra}))
 
+    def kill_hanging(self) -> None:
+        """End a ``hang`` stand-in (its pid is in ``hanging``), so a test leaves no
+        process behind; its supervisor then records the run's end."""
+        import signal
+
+        pidfile = self.bin / "hanging"
+        try:
+            pid = int(pidfile.read_text())
+        except (OSError, ValueError):
+            return
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        pidfile.unlink(missing_ok=True)
+
     def path_env(self, base: str | None = None) -> str:
         return os.pathsep.join([str(self.bin), base if base is not None else os.environ.get("PATH", "")])
 

@@ -91,7 +91,8 @@ def test_retry_refused_by_the_cli_shows_its_message(page):
         assert "running" in message.lower() or live in message
     finally:
         page.site.engines.behave("ok")
-        page.site.run("alice-schedule", "run", live, "--json", check=False)
+        page.site.engines.kill_hanging()
+        page.site.run("alice-schedule", "run", live, "--wait", "--timeout", "30", "--json", check=False)
 
 
 def test_a_markdown_report_is_rendered_in_the_page_and_its_script_never_runs(page):
