@@ -12,7 +12,12 @@ shares the two cores with what it measures: its figures say so).  Two payloads: 
 and a 10 MiB chunked stream (`/stream`); 1 and 16 concurrent connections.  Goals (issue 13): >= 50% of direct
 throughput for small replies, >= 80% for the streamed body, p99 overhead <= 5 ms.
 
-    python bench/bench_proxy.py [--seconds 5] [--rounds 3] [--baseline-proxy OLD_PROXY.py|OLD_PROXY_DIR]
+    python bench/bench_proxy.py [--seconds 2] [--rounds 5] [--baseline-proxy OLD_PROXY.py|OLD_PROXY_DIR]
+
+A verdict needs the rounds to agree: a goal is met when the median share of direct reaches it and at least
+two rounds in three do.  One long round decided nothing on a shared machine (a single 5-second round once
+"met" small replies at 146% of direct: the direct cell was the one slowed down); a share above 100% is
+reported as noise, since a proxy in front of the app cannot beat the app.
 """
 
 from __future__ import annotations
@@ -154,10 +159,25 @@ def _spread(values: list[float], fmt: str) -> str:
     return f"{format(middle, fmt)} ({format(ordered[0], fmt)}–{format(ordered[-1], fmt)})"
 
 
+def share_verdict(shares: list[float], want: float) -> tuple[bool, str]:
+    """(met, measured text) of a share-of-direct goal over interleaved rounds: met when the
+    median reaches ``want`` and at least two rounds in three do; rounds above 105% are
+    named as noise (the proxy cannot beat the app it forwards to)."""
+    median = statistics.median(shares)
+    reaching = sum(1 for s in shares if s >= want)
+    met = median >= want and reaching * 3 >= len(shares) * 2
+    measured = (f"{_spread([s * 100 for s in shares], '.0f')}% over {len(shares)} round(s), "
+                f"{reaching} reaching the goal")
+    noisy = sum(1 for s in shares if s > 1.05)
+    if noisy:
+        measured += f"; {noisy} above 105% of direct: noise, not speed"
+    return met, measured
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--seconds", type=float, default=5.0)
-    parser.add_argument("--rounds", type=int, default=1, help="interleaved rounds (figures: median and range)")
+    parser.add_argument("--seconds", type=float, default=2.0)
+    parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds (figures: median and range)")
     parser.add_argument("--baseline-proxy", metavar="FILE",
                         help="also measure this proxy.py or proxy package directory (e.g. `git archive` of "
                              "another revision's openalice/studio/proxy/), interleaved with the current one")
@@ -240,10 +260,10 @@ def main() -> int:
         for payload, want in (("small", 0.5), ("stream", 0.8)):
             key = next(p for p in PAYLOADS if p.startswith(payload))
             for connections in (1, 16):
-                share = statistics.median(p["rps"] / d["rps"] for p, d in zip(results[(key, connections, "proxy")],
-                                                                             results[(key, connections, "direct")]))
-                goal("proxy", f"{key}, {connections} conn, share of direct", f"{share * 100:.0f}%",
-                     share >= want, f"≥ {want * 100:.0f}%")
+                shares = [p["rps"] / d["rps"] for p, d in zip(results[(key, connections, "proxy")],
+                                                              results[(key, connections, "direct")])]
+                met, measured = share_verdict(shares, want)
+                goal("proxy", f"{key}, {connections} conn, share of direct", measured, met, f"≥ {want * 100:.0f}%")
         return 0
     finally:
         for process in started:
