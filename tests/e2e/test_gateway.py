@@ -16,6 +16,7 @@ import pytest
 from tests.adapters.stubs import adapter, write_catalog, write_stub
 from tests.conftest import tool_path
 from tests.helpers.gateway import Served
+from tests.helpers.polling import wait_for
 from tests.helpers.schemas import conforms
 from tests.runs.standins import StandIns
 from tests.testdata import AGENT_STREAMS
@@ -84,7 +85,8 @@ def test_first_line_is_the_url_and_the_token_becomes_a_cookie(served):
     assert page.status == 200 and b"<title>OpenAlice</title>" in page.body
     assert served.get("/api/inbox", auth=None).status == 401
     assert served.post("/api/inbox/mark-all-read", state=False).status == 403
-    time.sleep(0.1)
+    # the access log line is written after the reply: wait for both lines, not a fixed 0.1 s
+    wait_for(lambda: '"POST /api/inbox/mark-all-read" 403 ' in served.log, what="the access log lines")
     log = served.log.splitlines()
     assert '"GET /api/inbox" 401 ' in log[-2] and log[-2].endswith(" cli=0")
     assert '"POST /api/inbox/mark-all-read" 403 ' in log[-1] and log[-1].endswith(" cli=0")
