@@ -31,6 +31,7 @@ from pathlib import Path
 
 from _common import goal, isolated_env, report, tool
 from bench_inbox import write_entries
+from gateway_issues import issue_rows
 
 from openalice.gateway.runner import CHILD_CWD, child_environment
 from tests.helpers.gateway import Served
@@ -121,6 +122,9 @@ def main() -> int:
                 met &= goal("gateway", f"{name}: gateway − bare CLI, p50", f"{overhead:+.1f} ms",
                             overhead <= GOAL_MS, f"≤ {GOAL_MS:.0f} ms")
             client.conn.close()
+        issue_case, issue_met = issue_rows(scratch, runs, percentile, KeepAlive)
+        rows += issue_case
+        met &= issue_met
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     rows.append(("verdict", f"overhead within {GOAL_MS:.0f} ms p50" if ok and met else
