@@ -16,6 +16,9 @@ different child processes; and the gateway's own time per request — the
 client's round trip minus the child's run time that the gateway reports in
 ``Server-Timing`` — which is what the gateway adds around the CLI call and
 is what the goal is checked on.
+
+Then the issue detail view's routes and its first render in headless
+Chromium (``gateway_issues.py``: goals ≤ 10 ms p99 own time, ≤ 300 ms render).
 """
 
 from __future__ import annotations
