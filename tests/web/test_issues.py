@@ -181,3 +181,20 @@ def test_a_failed_reply_shows_the_cli_message(page, born):
     finally:
         page.site.engines.behave("ok")
     assert json.dumps(page.site.json("alice", "issue", "thread", "daily", "--workspace", "notes"))
+
+
+def test_a_run_started_elsewhere_appears_live_in_the_issue_view(page, born):
+    _open_issue(page)
+    before = {r.get_attribute("data-task") for r in page.css("#issue-runs-table tr[data-task]")}
+    task = page.site.json("alice-schedule", "run-now", ISSUE)["task"]["taskId"]  # from the CLI
+    assert task not in before
+    page.wait(lambda: page.css(f'#issue-runs-table tr[data-task="{task}"]'), timeout=30,
+              what="the new run, from the journal stream")
+    page.site.run("alice-schedule", "run", task, "--wait", "--timeout", "60", "--json")
+
+
+def test_the_board_links_an_invalid_file_to_its_error_list(page):
+    page.view("board")
+    link = page.wait(lambda: page.css('li.invalid-file[data-file="notes/broken"] a'), what="the link")[0]
+    link.send_keys("\n")
+    page.wait(lambda: page.css("#issue-invalid-list li"), what="the error list")
