@@ -198,3 +198,37 @@ def test_the_board_links_an_invalid_file_to_its_error_list(page):
     link = page.wait(lambda: page.css('li.invalid-file[data-file="notes/broken"] a'), what="the link")[0]
     link.send_keys("\n")
     page.wait(lambda: page.css("#issue-invalid-list li"), what="the error list")
+
+
+def test_the_credential_choice_lists_the_vault_and_the_native_login(page):
+    page.site.run("alice", "credential", "add", "work-key", "-", "--vendor", "anthropic",
+                  input="sk-ant-test-0123456789")
+    page.driver.refresh()
+    page.view("board")
+    cred = page.wait(lambda: page.css('#issue-shape select[name="credential"]'), what="the field")[0]
+    options = {o.get_attribute("value"): o.text for o in cred.find_elements("css selector", "option")}
+    assert options["work-key"] == "work-key (anthropic)" and "@native" in options
+    assert "sk-ant" not in page.driver.page_source  # a key never reaches the page
+    from selenium.webdriver.support.ui import Select
+
+    page.css("#issue-title")[0].send_keys("Native login run")
+    page.css("#issue-id")[0].send_keys("native-run")
+    Select(cred).select_by_value("@native")
+    page.css("#issue-create")[0].click()
+    page.wait(lambda: page.css("#issue-created"), what="the created issue")
+    made = page.site.json("alice", "issue", "show", "native-run", "--workspace", "notes")
+    assert made["credentialSource"] == "native" and made["credential"] is None
+    # the detail view's edit form switches it to the vault credential
+    page.js("location.hash = arguments[0]", "#issue/notes/native-run")
+    page.wait(lambda: page.js("return document.getElementById('issue-view').dataset.state") == "ready",
+              what="the issue")
+    page.settle()
+    Select(page.css('#issue-edit-shape select[name="credential"]')[0]).select_by_value("work-key")
+    page.css("#issue-save")[0].click()
+    page.wait(lambda: page.css("#issue-edit-note")[0].text in ("saved", "unchanged") or
+              page.css("#issue-edit-other")[0].text or
+              page.css('#issue-edit .field-msg[data-msg-for="credential"]')[0].text, what="the answer")
+    page.settle()
+    after = page.site.json("alice", "issue", "show", "native-run", "--workspace", "notes")
+    assert page.css("#issue-edit-note")[0].text == "saved", page.css("#issue-edit")[0].text
+    assert after["credential"] == "work-key"
