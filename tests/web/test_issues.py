@@ -180,7 +180,9 @@ def test_a_failed_reply_shows_the_cli_message(page, born):
                   what="the failed state")
     finally:
         page.site.engines.behave("ok")
-    assert json.dumps(page.site.json("alice", "issue", "thread", "daily", "--workspace", "notes"))
+    thread = page.site.json("alice", "issue", "thread", "daily", "--workspace", "notes")
+    mine = [c for c in thread["comments"] if c["markdown"] == "Try again?"]
+    assert mine and mine[0]["delivery"]["state"] == "failed", json.dumps(mine)
 
 
 def test_a_run_started_elsewhere_appears_live_in_the_issue_view(page, born):
