@@ -16,6 +16,9 @@ different child processes; and the gateway's own time per request — the
 client's round trip minus the child's run time that the gateway reports in
 ``Server-Timing`` — which is what the gateway adds around the CLI call and
 is what the goal is checked on.
+
+Then the issue detail view's routes and its first render in headless
+Chromium (``gateway_issues.py``: goals ≤ 10 ms p99 own time, ≤ 300 ms render).
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from pathlib import Path
 
 from _common import goal, isolated_env, report, tool
 from bench_inbox import write_entries
+from gateway_issues import issue_rows
 
 from openalice.gateway.runner import CHILD_CWD, child_environment
 from tests.helpers.gateway import Served
@@ -121,6 +125,9 @@ def main() -> int:
                 met &= goal("gateway", f"{name}: gateway − bare CLI, p50", f"{overhead:+.1f} ms",
                             overhead <= GOAL_MS, f"≤ {GOAL_MS:.0f} ms")
             client.conn.close()
+        issue_case, issue_met = issue_rows(scratch, runs, percentile, KeepAlive)
+        rows += issue_case
+        met &= issue_met
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     rows.append(("verdict", f"overhead within {GOAL_MS:.0f} ms p50" if ok and met else

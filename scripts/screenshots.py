@@ -23,7 +23,7 @@ from tests.helpers.browser import find_browser, new_driver
 from tests.helpers.gateway import Served
 from tests.helpers.web_site import Site
 
-VIEWS = ("inbox", "board", "runs", "adapters", "journal", "run")
+VIEWS = ("inbox", "board", "runs", "adapters", "journal", "run", "issue", "issue-form")
 OUT = REPO / "docs" / "img"
 
 
@@ -34,6 +34,22 @@ def wait(driver, script: str, timeout: float = 15.0) -> None:
             return
         time.sleep(0.05)
     raise SystemExit(f"screenshots: timed out waiting for: {script}")
+
+
+def fill_create_form(driver) -> None:
+    """The richer create form, submitted for an agent that is not installed: the
+    CLI's warning shows beside the agent field."""
+    wait(driver, "return document.getElementById('issue-shape').dataset.ready === '1'")
+    driver.execute_script("""
+      const f = document.getElementById('issue-form'), set = (sel, v) => {
+        const n = f.querySelector(sel); n.value = v; n.dispatchEvent(new Event('change'));
+        n.dispatchEvent(new Event('input')); };
+      set('#issue-title', 'Weekly digest'); set('#issue-when', 'cron');
+      set('#issue-when-value', '0 9 * * 1'); set('#issue-timezone', 'Europe/Paris');
+      set('[name=agent]', 'pi'); set('[name=model]', 'claude-opus-5'); set('[name=effort]', 'high');
+      set('[name=timeout]', '30m'); set('#issue-body', 'Summarize the week in five bullets.');
+      f.requestSubmit();""")
+    wait(driver, "return !!document.getElementById('issue-created') && window.openaliceBusy === 0")
 
 
 def main() -> int:
@@ -50,6 +66,14 @@ def main() -> int:
         task = started["task"]["taskId"]
         site.run("alice-schedule", "run", task, "--wait", "--timeout", "60", check=False)
         site.run("alice-inbox", "read", site.entries[0])
+        # the issue view: a second run births the issue's session, which answers a comment
+        site.engines.behave("ok")
+        again = site.json("alice-schedule", "run-now", "daily", "--workspace", "notes")["task"]["taskId"]
+        site.run("alice-schedule", "run", again, "--wait", "--timeout", "60", check=False)
+        site.run("alice", "issue", "comment", "daily", "--workspace", "notes", "--via", "web",
+                 "--body", "Why is Monday's number lower than last week?", "--wait", "--timeout", "60",
+                 check=False)
+        (site.engines.bin / "pi").unlink()  # an agent the toolkit knows that is not installed here
         with Served(tool_path("alice"), site.env) as served:
             driver = new_driver(Path(tmp) / "downloads", width=1280, height=820)
             try:
@@ -57,10 +81,13 @@ def main() -> int:
                 wait(driver, "return document.getElementById('live').textContent === 'live'")
                 for view in VIEWS:
                     # "run" is the run detail view of the run started above
-                    target = f"#runs/{task}" if view == "run" else "#" + view
+                    target = {"run": f"#runs/{task}", "issue": "#issue/notes/daily",
+                              "issue-form": "#board"}.get(view, "#" + view)
                     driver.execute_script("location.hash = arguments[0]", target)
                     time.sleep(0.2)
                     wait(driver, "return window.openaliceBusy === 0")
+                    if view == "issue-form":
+                        fill_create_form(driver)
                     if view == "adapters":
                         wait(driver, "return [...document.querySelectorAll('.health')]"
                                      ".every(h => h.textContent !== 'unknown' || "

@@ -19,6 +19,7 @@ from openalice.core.errors import AliceError
 from openalice.journal import make_filter
 
 from . import delivery
+from .api_issues import ISSUE_ROUTES, IssueRoutes
 from .api_runs import RUN_ROUTES, RunRoutes
 from .errors import STATUS_FOR_EXIT, HttpError, error_document
 from .fields import ISSUE_CREATE_FIELDS, ISSUE_UPDATE_FIELDS, adapter_action_args, issue_args
@@ -108,6 +109,7 @@ ROUTES: list[tuple[str, str, str, tuple[str, ...]]] = [
      ("afterSeq", "family", "type", "limit", "page")),
     ("GET", "/api/agent-runtime/stream", "journal_stream", ("afterSeq", "family", "type")),
     *RUN_ROUTES,  # the run detail view's routes (api_runs.py)
+    *ISSUE_ROUTES,  # the issue detail view's and issue forms' routes (api_issues.py)
 ]
 
 _COMPILED = [(method, pattern.strip("/").split("/"), name, keys)
@@ -141,7 +143,7 @@ def match(method: str, segments: list[str]) -> tuple[str, dict[str, str], tuple[
                     code="method_not_allowed", headers={"Allow": ", ".join(allowed)})
 
 
-class Api(RunRoutes):
+class Api(RunRoutes, IssueRoutes):
     """Route handlers.  Each returns a Response or a Stream."""
 
     def __init__(self, runner: CliRunner) -> None:
