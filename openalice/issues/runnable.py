@@ -24,7 +24,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only (typing costs start-up time)
     from typing import Any
 
-__all__ = ["ERROR_REASONS", "runtime_findings", "warning_text"]
+__all__ = ["ERROR_REASONS", "runtime_findings", "due_blocker", "warning_text"]
 
 ERROR_REASONS = frozenset({"owner_invalid"})
 
@@ -39,10 +39,27 @@ def runtime_findings(ws: Any, issue: Any) -> tuple[list[FieldError], list[dict]]
         return [], []
     if blocker.reason in ERROR_REASONS:
         return [FieldError(blocker.field, blocker.detail)], []
+    return [], [_warning(blocker)]
+
+
+def due_blocker(ws: Any, issue: dict) -> dict | None:
+    """For an issue view that says "due now" (:func:`.views.issue_json`): the
+    warning of :func:`runtime_findings` when the next scan will refuse to start
+    it (any skip reason, ``owner_invalid`` included), else None.  Only due
+    issues are asked, so a listing pays for the readiness rule per due issue,
+    not per issue."""
+    schedule = issue.get("schedule") or {}
+    if issue.get("terminal") or not (schedule.get("note") or "").startswith("due now"):
+        return None
+    blocker = run_blocker(ws, issue)
+    return None if blocker is None else _warning(blocker)
+
+
+def _warning(blocker: Any) -> dict:
     warning = {"field": blocker.field, "reason": blocker.detail, "code": blocker.reason}
     if blocker.hint:
         warning["hint"] = blocker.hint
-    return [], [warning]
+    return warning
 
 
 def warning_text(path: Any, warning: dict) -> str:
