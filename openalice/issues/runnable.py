@@ -6,7 +6,8 @@ author, for scheduled issues that are not done or canceled:
 
 - an **error** (``validate`` flags it, ``create``/``update`` refuse to write):
   an ``@resume-…`` assignee that is not a session id at all, which no machine
-  can ever run (``owner_invalid``);
+  can ever run (``owner_invalid``) — for an unscheduled issue too, since its
+  comments are delivered to that session (the conversations);
 - a **warning** (reported, the file is written and valid): what depends on
   this machine now — no such session, an unknown agent or one that cannot
   run headless, a credential missing from the vault, an agent that is not
@@ -18,7 +19,7 @@ author, for scheduled issues that are not done or canceled:
 from __future__ import annotations
 
 from .declaration import FieldError
-from .readiness import run_blocker
+from .readiness import invalid_owner, run_blocker
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only (typing costs start-up time)
@@ -32,8 +33,12 @@ ERROR_REASONS = frozenset({"owner_invalid"})
 def runtime_findings(ws: Any, issue: Any) -> tuple[list[FieldError], list[dict]]:
     """``(errors, warnings)`` for one valid issue; each warning is
     ``{field, reason, code, hint?}`` (``code`` is the scan's skip reason)."""
-    if not getattr(issue, "when", None) or getattr(issue, "is_terminal", False):
+    if getattr(issue, "is_terminal", False):
         return [], []
+    if not getattr(issue, "when", None):
+        # Unscheduled, it still owns a conversation: comments go to its session.
+        invalid = invalid_owner(issue)
+        return ([FieldError(invalid.field, invalid.detail)] if invalid else []), []
     blocker = run_blocker(ws, issue)
     if blocker is None:
         return [], []
