@@ -315,9 +315,12 @@ def cmd_board(args: argparse.Namespace, ctx: Context) -> int:
 def _mark_blocked(issues: list, by_id: dict) -> None:
     """``schedule.blocked``: a due issue the next scan will refuse, with the
     scan's reason, so no view promises a run that will not start."""
-    from openalice.issues.runnable import due_blocker  # lazy: verb handler
+    due = [i for i in issues if (i["schedule"]["note"] or "").startswith("due now")]
+    if not due:
+        return                  # nothing due: the readiness rule is not even imported
+    from openalice.issues.runnable import due_blocker  # lazy: only when an issue is due
 
-    for issue in issues:
+    for issue in due:
         ws = by_id.get(issue["workspaceId"])
         warning = due_blocker(ws, issue) if ws is not None else None
         if warning is not None:
