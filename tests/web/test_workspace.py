@@ -97,6 +97,24 @@ def test_enable_then_switch_a_sticker_pack_with_thumbnails(page):
     doc = page.site.json("alice-harness", "stickers", "status", "--workspace", "notes", check=False)["workspaces"][0]
     assert doc["packId"] == "alice-color"
     page.wait(lambda: page.css('.pack.current[data-pack="alice-color"]'), what="the current pack marked")
+    # an owned image changed here: the card says so, Restore previews and applies the pack's bytes
+    notes = page.site.workspaces["notes"]
+    wave = notes / "sticker" / "wave.png"
+    original = wave.read_bytes()
+    wave.write_bytes(original + b"edited")
+    _open(page, "notes")
+    assert "sticker/wave.png" in page.css("#ws-stickers-current")[0].text
+    _click(page, "#ws-stickers-restore")
+    _click(page, "#ws-stickers-apply")
+    page.wait(lambda: "applied" in page.css("#ws-stickers-note")[0].text, what="the restore")
+    assert wave.read_bytes() == original
+    # Disable: the skill goes, the images stay
+    _click(page, "#ws-stickers-disable")
+    _click(page, "#ws-stickers-apply")
+    page.wait(lambda: "applied" in page.css("#ws-stickers-note")[0].text, what="disabled")
+    doc = page.site.json("alice-harness", "stickers", "status", "--workspace", "notes", check=False)["workspaces"][0]
+    assert doc["enabled"] is False and wave.exists()
+    page.wait(lambda: "disabled" in page.css("#ws-stickers-state")[0].text, what="the disabled state")
 
 
 @pytest.fixture
