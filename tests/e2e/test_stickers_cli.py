@@ -35,7 +35,7 @@ def test_help_lists_the_verbs_with_examples(cli):
     assert top.returncode == 0 and "  stickers" in top.stdout
     group = cli("alice-harness", "stickers", "--help")
     assert group.returncode == 0 and "examples:" in group.stdout
-    for verb in ("list", "show", "import", "enable", "disable", "status"):
+    for verb in ("list", "show", "cat", "import", "enable", "disable", "status"):
         assert verb in group.stdout
         r = cli("alice-harness", "stickers", verb, "--help")
         assert r.returncode == 0 and "examples:" in r.stdout, r

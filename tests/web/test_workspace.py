@@ -6,11 +6,14 @@ webhook added with its secret write-only, tested against a loopback fake)."""
 
 from __future__ import annotations
 
+import http.client
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import tool_path
 from tests.connectors.fakes import WebhookReceiver
 from tests.web.test_issues import _no_overflow_at_390
 
@@ -127,13 +130,36 @@ def studio_app(page):
     page.site.run("alice-harness", "studio", "stop", "--workspace", "app", check=False)
 
 
-def test_start_and_stop_a_studio_app(page, studio_app):
+@pytest.fixture
+def proxy(page):
+    """``alice-harness proxy`` on a free port: the Studio's status then carries its url."""
+    child = subprocess.Popen([tool_path("alice-harness"), "proxy", "--port", "0", "--quiet"],
+                             env=page.site.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        yield child
+    finally:
+        child.terminate()
+        child.wait(timeout=15)
+
+
+def test_start_and_stop_a_studio_app_linked_through_the_proxy(page, studio_app, proxy):
     _open(page, "app")
     assert page.css("#ws-studio-phase")[0].text == "stopped"
     _click(page, "#ws-studio-start")
     page.wait(lambda: page.css("#ws-studio-phase")[0].text == "ready", what="the Studio ready", timeout=60)
-    status = page.site.json("alice-harness", "studio", "status", "--workspace", "app")
-    assert status["phase"] == "ready" and status["host"] in page.css("#ws-studio-body")[0].text
+    status = page.wait(lambda: (s := page.site.json("alice-harness", "studio", "status", "--workspace", "app"))
+                       ["url"] and s, what="the proxy's url")
+    assert status["phase"] == "ready" and status["host"] in status["url"]
+    if not page.css("#ws-studio-link"):  # the proxy came up after the start answered
+        _open(page, "app")
+    link = page.css("#ws-studio-link")[0]
+    assert link.get_attribute("href") == status["url"] and link.get_attribute("rel") == "noopener noreferrer"
+    # the link really reaches the app through the proxy (Host routing on loopback)
+    port = int(status["url"].rsplit(":", 1)[1].strip("/"))
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.request("GET", "/ready", headers={"Host": status["host"]})
+    assert conn.getresponse().status == 200
+    conn.close()
     page.wait(lambda: "listening" in page.css("#ws-studio-logs")[0].text, what="the log tail")
     assert "[REDACTED]" in page.css("#ws-studio-logs")[0].text  # the CLI's redaction, kept
     _click(page, "#ws-studio-stop")
