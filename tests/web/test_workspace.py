@@ -6,6 +6,7 @@ webhook added with its secret write-only, tested against a loopback fake)."""
 
 from __future__ import annotations
 
+import hashlib
 import http.client
 import shutil
 import subprocess
@@ -15,6 +16,7 @@ import pytest
 
 from tests.conftest import tool_path
 from tests.connectors.fakes import WebhookReceiver
+from tests.helpers.schemas import conforms
 from tests.web.test_issues import _no_overflow_at_390
 
 REPO = Path(__file__).resolve().parents[2]
@@ -218,3 +220,25 @@ def test_the_view_survives_reload_and_fits_390px(page):
     page.settle()
     assert page.js("return location.hash") == "#workspace/notes"
     _no_overflow_at_390(page, "the workspace view")
+
+
+def test_each_route_passes_the_clis_document_through_as_its_schema_says(page):
+    """Against the real ``alice serve``: every JSON route of the view answers the
+    CLI's own document (spec/), and a thumbnail is the pack's image bytes."""
+    get = page.served.get
+    conforms("harness-status", get("/api/workspaces/research/harness").json())
+    conforms("harness-config", get("/api/workspaces/research/harness/config").json())
+    conforms("harness-upgrade", get("/api/workspaces/research/harness/upgrade").json())
+    conforms("harness-upgrade", get("/api/workspaces/research/harness/upgrade?template=1").json())
+    conforms("stickers-status", get("/api/workspaces/research/stickers").json())
+    conforms("stickers-list", get("/api/stickers").json())
+    shown = conforms("stickers-show", get("/api/stickers/alice-ink").json())
+    conforms("stickers-apply", page.served.post("/api/workspaces/research/stickers",
+                                                {"action": "enable", "pack": "alice-ink"}).json())
+    conforms("studio-status", get("/api/workspaces/research/studio").json())
+    conforms("studio-logs", get("/api/workspaces/research/studio/logs").json())
+    conforms("session-list", get("/api/workspaces/research/sessions").json())
+    conforms("connector-list", get("/api/connectors").json())
+    image = get("/api/stickers/alice-ink/files/" + shown["stickers"][0]["file"])
+    assert image.status == 200 and image.header("Content-Type") == "image/png"
+    assert hashlib.sha256(image.body).hexdigest() == shown["stickers"][0]["sha256"]
