@@ -242,3 +242,13 @@ def test_each_route_passes_the_clis_document_through_as_its_schema_says(page):
     image = get("/api/stickers/alice-ink/files/" + shown["stickers"][0]["file"])
     assert image.status == 200 and image.header("Content-Type") == "image/png"
     assert hashlib.sha256(image.body).hexdigest() == shown["stickers"][0]["sha256"]
+
+
+def test_a_change_made_from_the_cli_shows_live(page):
+    _open(page, "research")
+    page.site.run("alice-harness", "stickers", "enable", "--workspace", "research", "--pack", "alice-color",
+                  "--apply")  # the fact stickers.applied reaches the page through the journal stream
+    page.wait(lambda: "alice-color" in page.css("#ws-stickers-state")[0].text and
+              "enabled" in page.css("#ws-stickers-state")[0].text, what="the sticker card, live")
+    page.site.run("alice-harness", "config", "set", "skills.file-delivery=true", "--workspace", "research")
+    page.wait(lambda: page.css('input[name="skill-file-delivery"]')[0].is_selected(), what="the switch, live")
