@@ -228,3 +228,18 @@ def test_every_read_needs_credentials(fake, path):
     r = fake.request("GET", path, None, auth=None)
     assert r.status == 401 and fake.runner.calls == []
     assert re.search(r"unauthenticated", r.body.decode())
+
+
+def test_a_telegram_connector_takes_its_token_on_stdin_and_a_desktop_one_none(fake):
+    token = "123456:" + "T" * 35
+    r = fake.post("/api/connectors", {"kind": "telegram", "name": "phone", "secret": token,
+                                      "chatIds": ["123456789"], "apiBase": "http://127.0.0.1:8081",
+                                      "workspaces": ["notes"]})
+    assert r.status == 200
+    fake.post("/api/connectors", {"kind": "desktop", "name": "bell", "skipSilent": True, "backfill": True})
+    (_, args, stdin), (_, desk, none) = fake.runner.calls
+    assert stdin == token.encode() and not any(token in a for a in args)
+    assert args == ("connector", "add", "telegram", "phone", "--json", "--api-base=http://127.0.0.1:8081",
+                    "--chat-id=123456789", "--workspace=notes")
+    assert desk == ("connector", "add", "desktop", "bell", "--json", "--skip-silent", "--backfill")
+    assert none is None
