@@ -102,17 +102,28 @@ def test_enable_then_switch_a_sticker_pack_with_thumbnails(page):
     doc = page.site.json("alice-harness", "stickers", "status", "--workspace", "notes", check=False)["workspaces"][0]
     assert doc["packId"] == "alice-color"
     page.wait(lambda: page.css('.pack.current[data-pack="alice-color"]'), what="the current pack marked")
-    # an owned image changed here: the card says so, Restore previews and applies the pack's bytes
+    # an owned image changed here: the card says so; a switch lists it as a conflict, kept on request
     notes = page.site.workspaces["notes"]
     wave = notes / "sticker" / "wave.png"
-    original = wave.read_bytes()
-    wave.write_bytes(original + b"edited")
+    mine = wave.read_bytes() + b"edited"
+    wave.write_bytes(mine)
     _open(page, "notes")
     assert "sticker/wave.png" in page.css("#ws-stickers-current")[0].text
+    _click(page, 'button[data-switch="alice-ink"]')
+    keep = page.wait(lambda: page.css('#ws-stickers-plan input[data-keep="sticker/wave.png"]'), what="the conflict")[0]
+    keep.send_keys(" ")
+    _click(page, "#ws-stickers-apply")
+    page.wait(lambda: "1 kept" in page.css("#ws-stickers-note")[0].text, what="the switch keeping mine")
+    assert wave.read_bytes() == mine
+    assert page.site.json("alice-harness", "stickers", "status", "--workspace", "notes",
+                          check=False)["workspaces"][0]["packId"] == "alice-ink"
+    # Restore: the pack's bytes win over the edit
+    _open(page, "notes")
     _click(page, "#ws-stickers-restore")
     _click(page, "#ws-stickers-apply")
     page.wait(lambda: "applied" in page.css("#ws-stickers-note")[0].text, what="the restore")
-    assert wave.read_bytes() == original
+    ink = page.site.json("alice-harness", "stickers", "cat", "alice-ink", "wave.png")
+    assert hashlib.sha256(wave.read_bytes()).hexdigest() == ink["sha256"]
     # Disable: the skill goes, the images stay
     _click(page, "#ws-stickers-disable")
     _click(page, "#ws-stickers-apply")
