@@ -22,15 +22,18 @@ skills and guidance, template files, sticker packs) goes through here:
 * :mod:`.diff3` — the line merge that turns non-overlapping edits on both
   sides into ``merged`` instead of ``conflict`` (decides like ``git merge-file``),
   over the line diff of :mod:`.linediff` and :mod:`.myers` (git's alignments).
+* :mod:`.ritual` — the one preview-and-apply ritual every caller applies through (the caller
+  rule, the checkout lease, recovery, the digest check, the journal fact).
 * :mod:`.transaction` — resolutions, the journaled apply, crash recovery, over
   the two journal layouts of :mod:`.stores` (a store directory, or one journal file).
 
-Policy (which files, which scope, which state files, the lease) belongs to
+Policy (which files, which scope, which state files, what blocks an apply) belongs to
 the caller; nothing here knows about skills or templates.
 """
 
 from .diff3 import MergeResult, merge3
 from .plan import STATUSES, Item, Plan, make_plan
+from .ritual import apply_previewed, check_digest
 from .snapshot import (
     MISSING,
     Entry,
@@ -61,5 +64,5 @@ __all__ = [
     "MergeResult", "merge3", "STATUSES", "Item", "Plan", "make_plan", "MISSING", "Entry", "check_path",
     "content_fingerprint", "file_entry", "hashed_entry", "inspect", "read_snapshot", "walk", "within",
     "write_snapshot", "Applied", "Commit", "JournalFile", "Recovery", "RecoveryRefused", "StalePlan", "Store",
-    "apply_plan", "recover", "resolve",
+    "apply_plan", "recover", "resolve", "apply_previewed", "check_digest",
 ]

@@ -26,7 +26,8 @@ pack), with ``merge=False``: a file changed here is never merged.
   and its mirror, ``.alice``) is ``lstat``-checked first: a symlink is refused
   (``symlink_refused``), and the engine never writes through one.
 
-Apply takes the workspace checkout lease, recovers an interrupted apply,
+Apply (the one ritual, :func:`openalice.managed.apply_previewed`) takes the
+workspace checkout lease, recovers an interrupted apply,
 re-plans, compares the preview's digest, then runs the engine's journaled
 transaction (:class:`openalice.managed.JournalFile`): the recovery after a
 crash puts every touched file back as it was, and refuses — touching nothing —
@@ -52,7 +53,6 @@ from openalice.core import clock, git
 from openalice.core.errors import Conflict, UsageError
 from openalice.harness.recovery import clear_git_locks
 from openalice.harness.scopes import SKILL_MIRROR, SKILL_MIRRORS, SKILL_PRIMARY, skill_targets
-from openalice.workspaces.access import Caller, authorize_write
 from openalice.workspaces.checkout import checkout
 
 from . import library
@@ -294,30 +294,28 @@ def apply(ws, *, action: str = "enable", pack_id: str | None = None, restore: bo
           ) -> tuple[Preview, managed.Applied | None]:
     """Apply ``action`` to ``ws``; ``(preview, None)`` when it was already current."""
     root = _root(ws)
-    authorize_write(Caller.of_process(), ws)    # a headless run changes only its own workspace
-    for rel in keep:
-        managed.check_path(rel, field="--keep")
-    with checkout(ws, f"alice-harness stickers {action}", now=now):
+
+    def recover() -> list[managed.Recovery]:
         # git's locks a killed commit (a harness upgrade's) left: removed here too, under the same proof
         recovered = clear_git_locks(ws, root, owner=OWNER, now=now, held_since=time.time())
-        recovered += recover_workspace(ws, now=now, lease_held=True)
-        result = _make_preview(ws, root, action, pack_id, restore)
-        result.recovered = recovered
-        if digest is not None and digest != result.digest:
-            raise managed.StalePlan("the workspace changed since the preview (the plan's digest is now "
-                                    f"{result.digest[:12]}…, not {digest[:12]}…); preview again",
-                                    code="stale_plan", details={"digest": result.digest})
+        return recovered + recover_workspace(ws, now=now, lease_held=True)
+
+    def settle(result: Preview) -> bool:
         _refuse_conflicts(result, keep)
-        if result.status == "current" and not keep:
-            return result, None
-        applied = _apply_preview(result, root, keep=keep, now=now)
-    meta = result.state_docs(applied.baseline)[STATE_FILE]
-    _journal("stickers.applied", {"workspaceId": ws.id, "action": action, "packId": meta["packId"],
-                                  "revision": meta["revision"],
-                                  "fromRevision": result.state["revision"] if result.state else None,
-                                  "digest": result.digest, "changed": len(applied.changed),
-                                  "kept": len(applied.kept)}, now)
-    return result, applied
+        return result.status == "current" and not keep
+
+    def fact(result: Preview, applied: managed.Applied) -> tuple[str, dict]:
+        meta = result.state_docs(applied.baseline)[STATE_FILE]
+        return "stickers.applied", {"workspaceId": ws.id, "action": action, "packId": meta["packId"],
+                                    "revision": meta["revision"],
+                                    "fromRevision": result.state["revision"] if result.state else None,
+                                    "digest": result.digest, "changed": len(applied.changed),
+                                    "kept": len(applied.kept)}
+
+    return managed.apply_previewed(
+        ws, purpose=f"alice-harness stickers {action}", digest=digest, now=now, resolutions={"--keep": keep},
+        recover=recover, plan=lambda: _make_preview(ws, root, action, pack_id, restore), settle=settle,
+        apply=lambda result: _apply_preview(result, root, keep=keep, now=now), fact=fact)
 
 
 # -- a new workspace --------------------------------------------------------------------------------
