@@ -36,6 +36,7 @@ from openalice.agents import shims
 from openalice.core import clock, git
 from openalice.core.errors import Busy, Conflict
 from openalice.workspaces.checkout import checkout
+from openalice.workspaces.skills import SKILL_MIRROR, SKILL_MIRRORS, SKILL_PRIMARY, skill_targets, skill_trees
 
 from . import bundle as bundles
 from . import following
@@ -46,17 +47,12 @@ from .scopes import (
     GIT_EXCLUDES,
     GUIDANCE,
     OWNERS,
-    SKILL_MIRROR,
-    SKILL_MIRRORS,
-    SKILL_PRIMARY,
     TRAILERS,
     Scope,
     _root,
     harness_store,
     load_config,
     scope_for,
-    skill_targets,
-    skill_trees,
     template_store,
 )
 

@@ -52,8 +52,8 @@ from openalice import journal, managed
 from openalice.core import clock, git
 from openalice.core.errors import Conflict, UsageError
 from openalice.harness.recovery import clear_git_locks
-from openalice.harness.scopes import SKILL_MIRROR, SKILL_MIRRORS, SKILL_PRIMARY, skill_targets
 from openalice.workspaces.checkout import checkout
+from openalice.workspaces.skills import SKILL_MIRRORS, primary_of, skill_targets
 
 from . import library
 from . import pack as packs
@@ -109,10 +109,6 @@ def _journal(type_: str, payload: dict, now: datetime) -> None:
 
 
 # -- planning ---------------------------------------------------------------------------------------
-
-def _primary(rel: str) -> str:
-    return SKILL_PRIMARY + rel[len(SKILL_MIRROR):] if rel.startswith(SKILL_MIRROR) else rel
-
 
 @dataclass
 class Preview:
@@ -231,7 +227,7 @@ def _make_preview(ws, root: Path, action: str, pack_id: str | None, restore: boo
                    for s in pack.stickers}
         targets.update(skill_targets(packs.SKILL_NAME, {"SKILL.md": pack.skill}))
         scope.insert(0, STICKER_DIR + "/")
-    force = sorted({_primary(rel) for rel in baseline if managed.within(rel, scope)}) if restore else []
+    force = sorted({primary_of(rel) for rel in baseline if managed.within(rel, scope)}) if restore else []
     identity = {"workspaceId": ws.id, "owner": OWNER, "action": action, "restore": restore,
                 "packId": pack.id if pack else None, "revision": pack.revision if pack else None,
                 "from": None if state is None else {k: state[k] for k in ("enabled", "packId", "revision")}}
