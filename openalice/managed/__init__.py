@@ -16,6 +16,11 @@ skills and guidance, template files, sticker packs) goes through here:
     managed.apply_plan(plan, store, keep=[...], use=[...], commit=managed.Commit(subject, trailer),
                        state={rel: {json document}}, owner="...", meta={...}, now=now)
 
+    # what a verb's --apply calls: the caller rule, the lease, recover, re-plan, the digest
+    # check (stale_plan), the job's refusals, apply, the fact (see .ritual)
+    managed.apply_previewed(ws, purpose="...", digest=digest, now=now, recover=..., plan=...,
+                            settle=..., apply=..., fact=...)
+
 * :mod:`.snapshot` — managed paths, entries on disk and their fingerprints
   (``file:<sha256>``, ``missing``, ``other:<sha256>``), gzip JSON snapshots.
 * :mod:`.plan` — the base/local/incoming decision table, mirrors, the digest.
