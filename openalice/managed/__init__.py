@@ -38,7 +38,7 @@ the caller; nothing here knows about skills or templates.
 
 from .diff3 import MergeResult, merge3
 from .plan import STATUSES, Item, Plan, make_plan
-from .ritual import apply_previewed, check_digest
+from .ritual import apply_previewed, check_digest, recover_pending
 from .snapshot import (
     MISSING,
     Entry,
@@ -70,4 +70,5 @@ __all__ = [
     "content_fingerprint", "file_entry", "hashed_entry", "inspect", "read_snapshot", "walk", "within",
     "write_snapshot", "Applied", "Commit", "JournalFile", "Recovery", "RecoveryRefused", "StalePlan", "Store",
     "apply_plan", "recover", "resolve", "apply_previewed", "check_digest",
+    "recover_pending",
 ]

@@ -31,6 +31,10 @@ The steps, in this order:
    nothing to apply (the ritual returns ``(plan, None)``, no fact);
 6. ``apply(plan)`` under the lease, then, after the lease is released, the
    job's journal fact.
+
+A preview (and ``status``) recovers first too, without an apply:
+:func:`recover_pending` takes the checkout lease only when something is
+pending, waiting for a holder up to ``wait`` seconds.
 """
 
 from __future__ import annotations
@@ -46,7 +50,7 @@ from openalice.workspaces.checkout import checkout
 from .snapshot import check_path
 from .transaction import StalePlan
 
-__all__ = ["apply_previewed", "check_digest"]
+__all__ = ["apply_previewed", "check_digest", "recover_pending"]
 
 
 def check_digest(fresh: str, given: str | None, *, changed: str = "the workspace") -> None:
@@ -56,6 +60,18 @@ def check_digest(fresh: str, given: str | None, *, changed: str = "the workspace
         raise StalePlan(f"{changed} changed since the preview (the plan's digest is now "
                         f"{fresh[:12]}…, not {given[:12]}…); preview again",
                         code="stale_plan", details={"digest": fresh})
+
+
+def recover_pending(ws, *, purpose: str, now: datetime, pending: bool, recover: Callable[[], list],
+                    wait: float = 0.0, lease_held: bool = False) -> list:
+    """``recover()`` under the checkout lease when ``pending`` (else ``[]``, nothing taken);
+    ``lease_held``: the caller has just taken it."""
+    if not pending:
+        return []
+    if lease_held:
+        return recover()
+    with checkout(ws, purpose, now=now, wait=wait):
+        return recover()
 
 
 def apply_previewed(ws, *, purpose: str, digest: str | None, now: datetime,

@@ -84,14 +84,10 @@ __all__ = ["STATE_FILE", "JOURNAL_FILE", "STICKER_DIR", "SKILL_FILES", "OWNER", 
 def recover_workspace(ws, *, now: datetime, wait: float = RECOVERY_WAIT, lease_held: bool = False
                       ) -> list[managed.Recovery]:
     """Finish or undo an interrupted sticker apply of ``ws`` (under its checkout lease)."""
-    root = _root(ws)
-    store = journal_store(root)
-    if not os.path.lexists(store.journal_path):
-        return []
-    if lease_held:
-        return _recover(ws, store, now)
-    with checkout(ws, "alice-harness stickers recovery", now=now, wait=wait):
-        return _recover(ws, store, now)
+    store = journal_store(_root(ws))
+    return managed.recover_pending(ws, purpose="alice-harness stickers recovery", now=now, wait=wait,
+                                   lease_held=lease_held, pending=os.path.lexists(store.journal_path),
+                                   recover=lambda: _recover(ws, store, now))
 
 
 def _recover(ws, store: managed.JournalFile, now: datetime) -> list[managed.Recovery]:

@@ -150,3 +150,22 @@ def test_a_bad_resolution_path_is_refused_naming_its_flag(ws):
     with pytest.raises(InvalidInput) as caught:
         run(ws, steps, resolutions={"--keep": ["fine.md"], "--use-template": ["a\\b.md"]})
     assert caught.value.field == "--use-template" and steps == []
+
+
+def test_recover_pending_takes_the_lease_only_when_something_is_pending(ws):
+    calls: list = []
+
+    def recover():
+        calls.append(not lease_free(ws))
+        return ["done"]
+
+    with checkout(ws, "someone else", now=NOW):
+        # nothing pending: nothing is taken, so a held lease is no obstacle
+        assert managed.recover_pending(ws, purpose="p", now=NOW, pending=False, recover=recover) == []
+        with pytest.raises(Busy):
+            managed.recover_pending(ws, purpose="p", now=NOW, pending=True, recover=recover)
+        # the caller holds it (here: "someone else" stands for the caller)
+        assert managed.recover_pending(ws, purpose="p", now=NOW, pending=True, recover=recover,
+                                       lease_held=True) == ["done"]
+    assert managed.recover_pending(ws, purpose="p", now=NOW, pending=True, recover=recover) == ["done"]
+    assert calls == [True, True] and lease_free(ws)
