@@ -39,9 +39,9 @@ pending, waiting for a holder up to ``wait`` seconds.
 
 from __future__ import annotations
 
-from contextlib import ExitStack
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager, ExitStack
 from datetime import datetime
-from typing import Any, Callable, ContextManager, Mapping, Sequence
 
 from openalice import journal
 from openalice.workspaces.access import Caller, authorize_write
@@ -49,6 +49,10 @@ from openalice.workspaces.checkout import checkout
 
 from .snapshot import check_path
 from .transaction import StalePlan
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only
+    from typing import Any
 
 __all__ = ["apply_previewed", "check_digest", "recover_pending"]
 
@@ -78,7 +82,7 @@ def apply_previewed(ws, *, purpose: str, digest: str | None, now: datetime,
                     recover: Callable[[], list], plan: Callable[[], Any], settle: Callable[[Any], bool],
                     apply: Callable[[Any], Any], fact: Callable[[Any, Any], tuple[str, dict]],
                     resolutions: Mapping[str, Sequence[str]] | None = None,
-                    hold: ContextManager | None = None, changed: str = "the workspace") -> tuple[Any, Any]:
+                    hold: AbstractContextManager | None = None, changed: str = "the workspace") -> tuple[Any, Any]:
     """Run the ritual (module docstring); ``(plan, applied)``, or ``(plan, None)`` when current."""
     authorize_write(Caller.of_process(), ws)    # a headless run changes only its own workspace
     for flag, paths in (resolutions or {}).items():
