@@ -216,3 +216,11 @@ def test_a_non_daemon_thread_is_waited_for(fake_tool):
     with pytest.raises(AssertionError, match="stuck"):
         call(timeout=0.2)
     stuck.set()
+
+
+def test_a_crash_point_always_runs_a_process(cli, monkeypatch):
+    def refuse(*a, **kw):
+        raise AssertionError("ran in-process")
+    monkeypatch.setattr(runner, "run_in_process", refuse)
+    r = cli("alice", "--version", env={runner.CRASH_ENV: "never-reached"})
+    assert r.returncode == 0 and r.stdout.startswith("alice ")

@@ -30,8 +30,9 @@ Caches that are keyed on what they depend on (``core.paths``' per-home paths,
 process-wide on purpose and stay.
 
 ``Cli(env, process=True)``, :meth:`Cli.process`, a test marked
-``@pytest.mark.process`` or ``OPENALICE_TEST_CLI=process`` in the environment run
-the installed console scripts as subprocesses instead (docs/conventions.md,
+``@pytest.mark.process``, ``OPENALICE_TEST_CLI=process`` in the environment, or a
+call whose environment sets a crash point (``OPENALICE_TEST_CRASH_AFTER``: the
+tool SIGKILLs itself) run the installed console scripts as subprocesses instead (docs/conventions.md,
 "CLI tests": when a test needs a process boundary).
 """
 
@@ -67,6 +68,8 @@ TOOLS = {
 
 #: ``OPENALICE_TEST_CLI=process`` runs every ``cli(...)`` call as a subprocess.
 MODE_ENV = "OPENALICE_TEST_CLI"
+#: A call with a crash point set SIGKILLs itself (``core.proc.crash_point``): always a subprocess.
+CRASH_ENV = "OPENALICE_TEST_CRASH_AFTER"
 
 
 def process_mode_forced() -> bool:
@@ -111,9 +114,10 @@ class Cli:
 
     def __call__(self, tool: str, *args: str, input: str | bytes | None = None, cwd=None,
                  env: dict | None = None, timeout: float = 60) -> Result:
-        if self.processes or process_mode_forced():
+        full_env = self._env(env)
+        if self.processes or process_mode_forced() or full_env.get(CRASH_ENV):
             return self.process(tool, *args, input=input, cwd=cwd, env=env, timeout=timeout)
-        return run_in_process(tool, [str(a) for a in args], env=self._env(env), input=input, cwd=cwd,
+        return run_in_process(tool, [str(a) for a in args], env=full_env, input=input, cwd=cwd,
                               timeout=timeout)
 
     def process(self, tool: str, *args: str, input: str | bytes | None = None, cwd=None,
