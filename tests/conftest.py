@@ -16,9 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.cli import Cli, tool_path  # noqa: F401  (tool_path: imported from here by tests)
+from tests.helpers.cli import TOOLS as TOOL_MODULES
+from tests.helpers.cli import Cli, Result, tool_path  # noqa: F401  (Result, tool_path: imported from here)
 
 REPO = Path(__file__).resolve().parent.parent
+TOOLS = tuple(TOOL_MODULES)
 
 
 @pytest.fixture(autouse=True)

@@ -7,6 +7,7 @@ import os
 import signal
 import sys
 import threading
+import time
 import types
 
 import pytest
@@ -224,3 +225,12 @@ def test_a_crash_point_always_runs_a_process(cli, monkeypatch):
     monkeypatch.setattr(runner, "run_in_process", refuse)
     r = cli("alice", "--version", env={runner.CRASH_ENV: "never-reached"})
     assert r.returncode == 0 and r.stdout.startswith("alice ")
+
+
+def test_a_call_that_outlives_its_timeout_dumps_the_stacks(fake_tool, capfd):
+    def main(argv):
+        time.sleep(0.6)
+        return 0
+    fake_tool(main)
+    assert call(timeout=0.1).returncode == 0  # it cannot be killed, but it is shown
+    assert "in main" in capfd.readouterr().err

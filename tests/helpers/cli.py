@@ -38,6 +38,7 @@ tool SIGKILLs itself) run the installed console scripts as subprocesses instead 
 
 from __future__ import annotations
 
+import faulthandler
 import importlib
 import io
 import json
@@ -145,8 +146,13 @@ def run_in_process(tool: str, args: list[str], *, env: dict, input: str | bytes 
         raise ValueError(f"unknown tool {tool!r} (one of {', '.join(TOOLS)})")
     argv = [tool_path(tool), *args]
     text = not isinstance(input, bytes)
-    with _Captured(input) as captured, _Process(argv, env, cwd) as state:
-        code = _call_main(tool, args)
+    with _Captured(input) as captured, _Process(argv, env, cwd, captured.saved[2]) as state:
+        # no way to kill a call that hangs; after `timeout` the stacks go to the real stderr
+        faulthandler.dump_traceback_later(timeout, file=state.stderr_fd)
+        try:
+            code = _call_main(tool, args)
+        finally:
+            faulthandler.cancel_dump_traceback_later()
         state.wait_for_threads(timeout)
     out, err = captured.output
     if text:
@@ -244,8 +250,9 @@ class _Captured:
 class _Process:
     """The environment, cwd, argv, signal handlers and module state of one call, put back after."""
 
-    def __init__(self, argv: list[str], env: dict, cwd) -> None:
+    def __init__(self, argv: list[str], env: dict, cwd, stderr_fd: int) -> None:
         self.argv, self.env, self.cwd = argv, env, cwd
+        self.stderr_fd = stderr_fd  # the test process's own stderr, for faulthandler
 
     def __enter__(self) -> "_Process":
         self.saved_env = dict(os.environ)
