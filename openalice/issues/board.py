@@ -17,9 +17,9 @@ from openalice.core.errors import AliceError, InvalidInput
 from .declaration import PRIORITY_RANK, STATUSES
 from .reader import IssueSet, issues_root, read_frontmatter, read_issues
 from .schedule import data_when_problem, when_problem
-from .views import invalid_json, issue_json, workspace_json
+from .views import invalid_json, workspace_json
 
-__all__ = ["scan", "listing", "board", "validate", "Problem", "ValidationWarning", "Report"]
+__all__ = ["scan", "indexed", "listing", "board", "validate", "Problem", "ValidationWarning", "Report"]
 
 
 def scan(workspaces: list) -> list[tuple[object, IssueSet]]:
@@ -35,28 +35,57 @@ def scan(workspaces: list) -> list[tuple[object, IssueSet]]:
     return out
 
 
+def indexed(workspaces: list) -> list:
+    """``(ws, Snapshot)`` for each workspace through the issue index
+    (:mod:`.index`); an unexpected failure of one workspace becomes its
+    ``unreadable`` state, never the caller's error."""
+    from . import index  # lazy: validate reads cold
+
+    out = []
+    for ws in workspaces:
+        try:
+            snap = index.snapshot(ws)
+        except (OSError, AliceError) as exc:
+            snap = index.Snapshot(getattr(ws, "id", None), Path(ws.path), Path(ws.path) / ".alice" / "issues")
+            snap.cold = IssueSet("invalid", error=f"cannot read issues: {exc}", reason="unreadable")
+        out.append((ws, snap))
+    return out
+
+
+def _state_of(ws, snap) -> dict:
+    return workspace_json(ws, snap.cold if snap.cold is not None else _OK)
+
+
+_OK = IssueSet("ok")
+
+
 def listing(workspaces: list, now: datetime, *, status: str | None = None) -> dict:
     """``{"issues", "invalid", "workspaces"}`` for ``alice issue list``."""
+    from openalice.core.clock import to_ms  # lazy: (as the index)
+
+    now_ms = to_ms(now)
     issues, invalid, states = [], [], []
-    for ws, found in scan(workspaces):
-        states.append(workspace_json(ws, found))
-        issues.extend(with_deliveries(issue_json(i, now, workspace_id=ws.id), i)
-                      for i in found.issues if status is None or i.status == status)
-        invalid.extend(invalid_json(i, ws.id) for i in found.invalid)
+    for ws, snap in indexed(workspaces):
+        states.append(_state_of(ws, snap))
+        issues.extend(snap.views(now, now_ms, status))
+        invalid.extend(invalid_json(i, ws.id) for i in snap.invalid())
+        snap.save()
     return {"issues": issues, "invalid": invalid, "workspaces": states}
 
 
 def board(workspaces: list, now: datetime) -> dict:
     """Issues of every workspace grouped by status, each column by priority."""
+    from openalice.core.clock import to_ms  # lazy: (as the index)
+
+    now_ms = to_ms(now)
     columns = {name: [] for name in STATUSES}
     invalid, states = [], []
-    for ws, found in scan(workspaces):
-        states.append(workspace_json(ws, found))
-        for issue in found.issues:
-            columns[issue.status].append((PRIORITY_RANK[issue.priority], issue.id, ws.id,
-                                          with_deliveries(issue_json(issue, now, workspace_id=ws.id),
-                                                          issue)))
-        invalid.extend(invalid_json(i, ws.id) for i in found.invalid)
+    for ws, snap in indexed(workspaces):
+        states.append(_state_of(ws, snap))
+        for view in snap.views(now, now_ms):
+            columns[view["status"]].append((PRIORITY_RANK[view["priority"]], view["id"], ws.id, view))
+        invalid.extend(invalid_json(i, ws.id) for i in snap.invalid())
+        snap.save()
     return {
         "workspaces": states,
         "columns": [{"status": name, "issues": [row[3] for row in sorted(

@@ -9,7 +9,8 @@ cache and nothing else is read or imported.  Otherwise it returns None and
 the full scanner (:mod:`.scan`) runs, holding the lock this module took.
 
 It imports only ``os``, ``fcntl`` (via :mod:`openalice.core.flock`), ``marshal`` and
-:mod:`openalice.core.clock` (``datetime``, the one instant parser and the exact
+``zlib`` (via :mod:`openalice.core.derived`, the derived-data envelope it shares with the
+issue index) and :mod:`openalice.core.clock` (``datetime``, the one instant parser and the exact
 millisecond arithmetic): ``json`` alone (through ``re`` and ``enum``) would cost more
 than the rest of the scan.  Hence two deliberate departures from the house
 style, both confined to this module:
@@ -30,11 +31,9 @@ the same state (a test compares them).
 
 from __future__ import annotations
 
-import marshal
 import os
-import zlib
 
-from openalice.core import clock
+from openalice.core import clock, derived
 from openalice.core.errors import InvalidInput
 from openalice.core.homes import openalice_home  # the plain-string form: no pathlib
 
@@ -112,16 +111,9 @@ def read_heartbeat(timer: str | None = None) -> int | None:
 
 
 def environment_key() -> list:
-    """What the cached values depend on besides the files: the Python that
-    wrote them (marshal) and what ``local`` cron zones mean.  A change drops
-    the cache."""
-    import sys  # lazy: (sys is built in: free; kept beside its one use)
-
-    try:
-        link = os.readlink("/etc/localtime")
-    except OSError:
-        link = None
-    return [os.environ.get("TZ"), link, "%d.%d" % sys.version_info[:2]]
+    """What the cached values depend on besides the files
+    (:func:`openalice.core.derived.environment_key`).  A change drops the cache."""
+    return derived.environment_key()
 
 
 def parse_now(text: str | None):
@@ -176,40 +168,27 @@ def list_issue_files(root: str) -> dict[str, list[int]] | None:
     return out
 
 
-# The cache file is CACHE_MAGIC, the CRC-32 of the payload (4 bytes, big
-# endian), then the marshal payload.  marshal trusts its input: a damaged byte
-# can ask it for a list of a billion items; the checksum keeps any damage from
-# reaching it.
+# The cache file is the derived-data envelope of openalice.core.derived: CACHE_MAGIC,
+# the CRC-32 of the payload, then the marshal payload.
 CACHE_MAGIC = b"OASCAN\x00\x02"
 
 
 def dump_cache(data: dict) -> bytes:
-    payload = marshal.dumps(data)
-    return CACHE_MAGIC + zlib.crc32(payload).to_bytes(4, "big") + payload
+    return derived.encode(CACHE_MAGIC, data)
 
 
 def decode_cache(raw: bytes) -> object:
     """The value :func:`dump_cache` stored; ValueError for anything else."""
-    head = len(CACHE_MAGIC)
-    payload = raw[head + 4:]
-    if (raw[:head] != CACHE_MAGIC or len(raw) < head + 4
-            or zlib.crc32(payload) != int.from_bytes(raw[head:head + 4], "big")):
-        raise ValueError("not a scan cache, or damaged")
-    return marshal.loads(payload)
+    return derived.decode(CACHE_MAGIC, raw)
 
 
 def load_cache() -> dict:
     """The scan cache, or ``{}`` when it is missing, damaged or stale."""
-    try:
-        fd = os.open(cache_file(), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-        with open(fd, "rb") as fh:
-            data = decode_cache(fh.read(64 * 1024 * 1024))
-    except (OSError, ValueError, EOFError, TypeError, RecursionError, MemoryError):
-        return {}  # derived data: a damaged cache is rebuilt, never trusted
+    data = derived.load(cache_file(), CACHE_MAGIC, max_bytes=64 * 1024 * 1024)
     if (not isinstance(data, dict) or data.get("version") != CACHE_VERSION
             or data.get("environment") != environment_key()
             or not isinstance(data.get("workspaces"), dict) or not isinstance(data.get("order"), list)):
-        return {}
+        return {}  # derived data: a damaged cache is rebuilt, never trusted
     return data
 
 
