@@ -263,6 +263,9 @@ def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
         raise UsageError(f"--status must be one of {', '.join(STATUSES)}", field="status",
                          code="usage")
     targets = alice_issue_args.targets(args)
+    if ctx.json:  # compact JSON from the issue index's texts, never decoded
+        ctx.stdout.write(board.listing_json(targets, ctx.now(), status=args.status) + "\n")
+        return 0
     data = board.listing(targets, ctx.now(), status=args.status)
     alice_issue_text.emit_bulk(ctx, data, lambda d: printable(alice_issue_text.list_text(d, many=args.all)))
     return 0
@@ -299,6 +302,9 @@ def cmd_board(args: argparse.Namespace, ctx: Context) -> int:
     from openalice import workspaces  # lazy: verb handler
     from openalice.issues import board  # lazy: verb handler
 
+    if ctx.json:  # compact JSON from the issue index's texts, never decoded
+        ctx.stdout.write(board.board_json(workspaces.list_workspaces(), ctx.now()) + "\n")
+        return 0
     data = board.board(workspaces.list_workspaces(), ctx.now())
     alice_issue_text.emit_bulk(ctx, data, lambda d: printable(alice_issue_text.board_text(d)))
     return 0

@@ -39,7 +39,7 @@ def encode(magic: bytes, value: object) -> bytes:
 def decode(magic: bytes, raw: bytes) -> object:
     """The value :func:`encode` stored; ValueError for anything else."""
     head = len(magic)
-    payload = raw[head + 4:]
+    payload = memoryview(raw)[head + 4:]  # not copied
     if (raw[:head] != magic or len(raw) < head + 4
             or zlib.crc32(payload) != int.from_bytes(raw[head:head + 4], "big")):
         raise ValueError("not this derived file, or damaged")
@@ -54,8 +54,10 @@ def load(path: str, magic: bytes, *, max_bytes: int = MAX_BYTES) -> object | Non
     damaged (never a link: opened with ``O_NOFOLLOW``)."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-        with open(fd, "rb") as fh:
-            return decode(magic, fh.read(max_bytes))
+        with open(fd, "rb", buffering=0) as fh:
+            # the size the file says (a read of max_bytes would allocate that much first)
+            size = min(os.fstat(fd).st_size + 1, max_bytes)
+            return decode(magic, fh.read(size))
     except (OSError, ValueError, MemoryError):
         return None
 

@@ -19,7 +19,7 @@ from .reader import IssueSet, issues_root, read_frontmatter, read_issues
 from .schedule import data_when_problem, when_problem
 from .views import invalid_json, workspace_json
 
-__all__ = ["scan", "indexed", "listing", "board", "validate", "Problem", "ValidationWarning", "Report"]
+__all__ = ["scan", "indexed", "listing", "listing_json", "board_json", "board", "validate", "Problem", "ValidationWarning", "Report"]
 
 
 def scan(workspaces: list) -> list[tuple[object, IssueSet]]:
@@ -59,37 +59,76 @@ def _state_of(ws, snap) -> dict:
 _OK = IssueSet("ok")
 
 
-def listing(workspaces: list, now: datetime, *, status: str | None = None) -> dict:
-    """``{"issues", "invalid", "workspaces"}`` for ``alice issue list``."""
+def _collect(workspaces: list, now: datetime, status: str | None = None):
+    """``(states, [(meta, text, ws.id)], invalid)`` over the workspaces, the
+    views as JSON text (:meth:`.index.Snapshot.views`)."""
+    import gc  # lazy: (built in: free)
+
     from openalice.core.clock import to_ms  # lazy: (as the index)
 
     now_ms = to_ms(now)
-    issues, invalid, states = [], [], []
-    for ws, snap in indexed(workspaces):
-        states.append(_state_of(ws, snap))
-        issues.extend(snap.views(now, now_ms, status))
-        invalid.extend(invalid_json(i, ws.id) for i in snap.invalid())
-        snap.save()
-    return {"issues": issues, "invalid": invalid, "workspaces": states}
+    states, rows, invalid = [], [], []
+    collecting = gc.isenabled()
+    gc.disable()  # the index makes many small acyclic containers: no cycle to collect
+    try:
+        for ws, snap in indexed(workspaces):
+            states.append(_state_of(ws, snap))
+            ws_id = ws.id
+            rows.extend((meta, text, ws_id) for meta, text in snap.views(now, now_ms, status))
+            invalid.extend(invalid_json(i, ws_id) for i in snap.invalid())
+            snap.save()
+    finally:
+        if collecting:
+            gc.enable()
+    return states, rows, invalid
+
+
+def listing_json(workspaces: list, now: datetime, *, status: str | None = None) -> str:
+    """:func:`listing` as compact JSON (``json.dumps(..., separators=(",", ":"),
+    ensure_ascii=False)`` of it, character for character), built from the
+    index's texts without decoding them."""
+    from .index import dumps  # lazy: (as the index)
+
+    states, rows, invalid = _collect(workspaces, now, status)
+    return ('{"issues":[' + ",".join(row[1] for row in rows) + '],"invalid":' + dumps(invalid)
+            + ',"workspaces":' + dumps(states) + "}")
+
+
+def listing(workspaces: list, now: datetime, *, status: str | None = None) -> dict:
+    """``{"issues", "invalid", "workspaces"}`` for ``alice issue list``."""
+    import json  # lazy: (the JSON output never decodes the texts)
+
+    states, rows, invalid = _collect(workspaces, now, status)
+    return {"issues": [json.loads(row[1]) for row in rows], "invalid": invalid, "workspaces": states}
+
+
+def _columns(rows: list) -> list[tuple[str, list]]:
+    columns: dict = {name: [] for name in STATUSES}
+    for meta, text, ws_id in rows:
+        columns[meta[1]].append((PRIORITY_RANK[meta[2]], meta[0], ws_id, text))
+    return [(name, [row[3] for row in sorted(columns[name], key=lambda row: row[:3])])
+            for name in STATUSES]
+
+
+def board_json(workspaces: list, now: datetime) -> str:
+    """:func:`board` as compact JSON, character for character (see :func:`listing_json`)."""
+    from .index import dumps  # lazy: (as the index)
+
+    states, rows, invalid = _collect(workspaces, now)
+    columns = ",".join('{"status":' + dumps(name) + ',"issues":[' + ",".join(texts) + "]}"
+                       for name, texts in _columns(rows))
+    return '{"workspaces":' + dumps(states) + ',"columns":[' + columns + '],"invalid":' + dumps(invalid) + "}"
 
 
 def board(workspaces: list, now: datetime) -> dict:
     """Issues of every workspace grouped by status, each column by priority."""
-    from openalice.core.clock import to_ms  # lazy: (as the index)
+    import json  # lazy: (as listing)
 
-    now_ms = to_ms(now)
-    columns = {name: [] for name in STATUSES}
-    invalid, states = [], []
-    for ws, snap in indexed(workspaces):
-        states.append(_state_of(ws, snap))
-        for view in snap.views(now, now_ms):
-            columns[view["status"]].append((PRIORITY_RANK[view["priority"]], view["id"], ws.id, view))
-        invalid.extend(invalid_json(i, ws.id) for i in snap.invalid())
-        snap.save()
+    states, rows, invalid = _collect(workspaces, now)
     return {
         "workspaces": states,
-        "columns": [{"status": name, "issues": [row[3] for row in sorted(
-            columns[name], key=lambda row: row[:3])]} for name in STATUSES],
+        "columns": [{"status": name, "issues": [json.loads(t) for t in texts]}
+                    for name, texts in _columns(rows)],
         "invalid": invalid,
     }
 

@@ -30,6 +30,7 @@ the sidecar's identity.  Answers equal the cold reader's (tests/issues/test_inde
 
 from __future__ import annotations
 
+import json
 import os
 import time
 import zlib
@@ -55,8 +56,9 @@ MAGIC = b"OAISSX\x00\x01"
 #: A file changed this recently (ctime, nanoseconds before the listing) is
 #: "racily clean": its stamps cannot prove it unchanged, so its bytes are compared.
 RACY_NS = 3_000_000_000
-# An entry: [mtime_ns, size, inode, ctime_ns, crc32, racy, kind, data, schedule, deliveries]
-_MTIME, _SIZE, _INO, _CTIME, _CRC, _RACY, _KIND, _DATA, _SCHED, _DELIV = range(10)
+# An entry: [(mtime_ns, size, inode, ctime_ns), crc32, racy, kind, data, schedule, deliveries]
+_KEY, _CRC, _RACY, _KIND, _DATA, _SCHED, _DELIV = range(7)
+_WIDTH = 7
 _COMMENTS = ".comments.json"
 
 
@@ -64,8 +66,9 @@ def index_file(workspace_id: str) -> str:
     return os.path.join(openalice_home(), "state", "issues", "index", safe_name(workspace_id) + ".marshal")
 
 
-def _key(st: os.stat_result) -> list[int]:
-    return [st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns]
+def _key(st: os.stat_result) -> tuple[int, int, int, int]:
+    """A file's identity: any write, ``touch``, ``chmod`` or rename changes the ctime or the inode."""
+    return st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns
 
 
 class Snapshot:
@@ -107,10 +110,11 @@ class Snapshot:
             return list(self.cold.invalid)
         return [row for row in self.rows if isinstance(row, InvalidIssue)]
 
-    def views(self, now: datetime, now_ms: int, status: str | None = None) -> list[dict]:
-        """Each valid issue as ``list``/``board`` print it (schedule and
-        comment counts included, cached with their inputs: :mod:`.index_views`),
-        in file-name order."""
+    def views(self, now: datetime, now_ms: int, status: str | None = None) -> list[tuple[list, str]]:
+        """``(meta, JSON text)`` of each valid issue as ``list``/``board``
+        print it (schedule and comment counts included, cached with their
+        inputs: :mod:`.index_views`), in file-name order; ``meta`` is [id,
+        status, priority, telegramConnector]."""
         from .index_views import views  # lazy: health, next and the scan need no views
 
         return views(self, now, now_ms, status)
@@ -127,8 +131,21 @@ class Snapshot:
         except (OSError, AliceError, ValueError):
             pass
 
+# A valid issue's data: [meta, head, tail, rest].  ``meta`` is [id, status,
+# priority, telegramConnector]; ``head`` and ``tail`` are its listing view
+# (views.issue_view) as compact JSON before and after ``schedule`` ("{...,"terminal":x"
+# and ',"what":...,"extra":{...}'), so a listing prints it without decoding or
+# encoding it; ``rest`` is what the view does not say: [body (None when it is
+# "\n" + what + "\n"), legacy_what,
+# extra as read when JSON does not spell it alike, the issue's workspace_id].
+dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
 def _issue(data: list, path: Path) -> Issue:
-    view, (body, legacy_what, raw_extra, ws_id) = data
+    view = json.loads(data[1] + data[2] + "}")
+    body, legacy_what, raw_extra, ws_id = data[3]
+    if body is None:  # the usual body: the prompt between two newlines
+        body = "\n" + view["what"] + "\n"
     return Issue(id=view["id"], path=path, title=view["title"], status=view["status"],
                  priority=view["priority"], assignee=view["assignee"], when=view["when"],
                  agent=view["agent"], credential=view["credential"],
@@ -146,13 +163,18 @@ def _entry_data(result: Issue | InvalidIssue, ws_id: str | None) -> tuple[str, l
     from .views import issue_view  # lazy: only a parse builds a view
 
     view = issue_view(result, workspace_id=ws_id)
-    raw_extra = None if view["extra"] == result.extra else result.extra
-    return "ok", [view, [result.body, result.legacy_what, raw_extra, result.workspace_id]]
+    keys = list(view)
+    cut = keys.index("schedule")
+    head = "{" + ",".join(dumps(k) + ":" + dumps(view[k]) for k in keys[:cut])
+    tail = "".join("," + dumps(k) + ":" + dumps(view[k]) for k in keys[cut + 1:])
+    raw_extra = None if json.loads(dumps(view["extra"])) == result.extra else result.extra
+    meta = [result.id, result.status, result.priority, bool(result.telegram_connector)]
+    body = None if result.body == "\n" + result.what + "\n" else result.body
+    return "ok", [meta, head, tail, [body, result.legacy_what, raw_extra, result.workspace_id]]
 
 
-def _fresh(entry: object, key: list[int]) -> bool:
-    return (type(entry) is list and len(entry) == 10 and entry[0] == key[0] and entry[1] == key[1]
-            and entry[2] == key[2] and entry[3] == key[3])
+def _fresh(entry: object, key: tuple) -> bool:
+    return type(entry) is list and len(entry) == _WIDTH and entry[0] == key and not entry[_RACY]
 
 
 def _load(ws_id: str | None, root: Path) -> dict:
@@ -199,25 +221,30 @@ def _fill(snap: Snapshot, where, found: dict, comments: dict, old: dict) -> None
     files: dict = {}
     owner = None
     directory = snap.directory
+    rows = snap.rows
     for name in sorted(found):
-        entry = _current(snap, where, name, found[name], old.get(name))
-        if entry is None:
-            continue
-        if entry is not True:
-            files[name] = entry
-        else:
-            entry = snap.files.pop(name)  # an uncached result, kept for this call only
-        if entry[_KIND] == "bad":
-            issue_id, errors = entry[_DATA]
-            snap.rows.append(InvalidIssue(issue_id, directory / name, [FieldError(f, r) for f, r in errors]))
-            continue
-        view = entry[_DATA][0]
-        if view["telegramConnector"]:
-            if owner is not None:
-                snap.rows.append(reader.telegram_conflict(view["id"], directory / name, owner))
+        st = found[name]
+        key = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
+        entry = old.get(name)
+        if type(entry) is not list or len(entry) != _WIDTH or entry[0] != key or entry[2]:
+            entry, keep = _current(snap, where, name, key, entry)  # changed, new, or racily clean
+            if entry is None:
                 continue
-            owner = view["id"]
-        snap.rows.append((entry, name, comments.get(name[:-3])))
+            if keep:
+                files[name] = entry
+        else:
+            files[name] = entry
+        data = entry[_DATA]
+        if entry[_KIND] == "bad":
+            rows.append(InvalidIssue(data[0], directory / name, [FieldError(f, r) for f, r in data[1]]))
+            continue
+        meta = data[0]
+        if meta[3]:
+            if owner is not None:
+                rows.append(reader.telegram_conflict(meta[0], directory / name, owner))
+                continue
+            owner = meta[0]
+        rows.append((entry, name, comments.get(name[:-3])))
     if len(files) != len(old) or not snap.dirty and files.keys() != old.keys():
         snap.dirty = True
     snap.files = files
@@ -244,36 +271,28 @@ def _listing(fd: int) -> tuple[dict, dict]:
     return found, comments
 
 
-def _current(snap: Snapshot, where, name: str, st: os.stat_result, entry: object):
-    """The entry of one file, re-read only when its identity or bytes say so;
-    None when it vanished; True when the result is not to be kept (then it is
-    left in ``snap.files`` for this call)."""
-    key = _key(st)
-    racy = key[3] > snap.stamp_ns - RACY_NS or key[0] > snap.stamp_ns - RACY_NS
-    data = None
-    if _fresh(entry, key):
-        if not entry[_RACY]:
-            return entry
-        data = reader._read_bytes(snap.directory / name, where)
-        if data is None:
-            return None
-        if isinstance(data, bytes) and zlib.crc32(data) == entry[_CRC]:
-            if not racy:
-                entry[_RACY] = False
-                snap.dirty = True
-            return entry
+def _current(snap: Snapshot, where, name: str, key: tuple, entry: object) -> tuple[list | None, bool]:
+    """``(entry, keep)`` of a file whose stamps do not prove its entry
+    current: its bytes read (and compared by CRC-32 when the entry is only
+    racily clean), parsed only when they differ; entry None when the file
+    vanished; ``keep`` False when the result is for this call only (the file
+    could not be read, or marshal cannot hold its values)."""
+    path = snap.directory / name
+    data = reader._read_bytes(path, where)
     if data is None:
-        data = reader._read_bytes(snap.directory / name, where)
-        if data is None:
-            return None
-    result = reader.judge_bytes(data, snap.directory / name, name[:-3], workspace_id=snap.ws_id)
+        return None, False
+    racy = key[3] > snap.stamp_ns - RACY_NS or key[0] > snap.stamp_ns - RACY_NS
+    if (type(entry) is list and len(entry) == _WIDTH and entry[0] == key and isinstance(data, bytes)
+            and zlib.crc32(data) == entry[_CRC]):
+        if not racy:
+            entry[_RACY] = False
+            snap.dirty = True
+        return entry, True
+    result = reader.judge_bytes(data, path, name[:-3], workspace_id=snap.ws_id)
     kind, payload = _entry_data(result, snap.ws_id)
-    fresh = key + [zlib.crc32(data) if isinstance(data, bytes) else 0, racy, kind, payload, None, None]
-    if not isinstance(data, bytes) or not _marshallable(payload):
-        snap.files[name] = fresh  # why it cannot be read, or values marshal cannot hold: not kept
-        return True
-    snap.dirty = True
-    return fresh
+    keep = isinstance(data, bytes) and _marshallable(payload)
+    snap.dirty = snap.dirty or keep
+    return [key, zlib.crc32(data) if isinstance(data, bytes) else 0, racy, kind, payload, None, None], keep
 
 
 def _marshallable(value: object) -> bool:
@@ -312,7 +331,7 @@ def load_issue(ws, issue_id: str) -> Issue:
             root = reader._root(ws)
             entry = _load(ws_id, root).get(name)
             key = _key(st)
-            if (_fresh(entry, key) and not entry[_RACY] and entry[_KIND] == "ok"
+            if (_fresh(entry, key) and entry[_KIND] == "ok"
                     and key[3] <= stamp - RACY_NS):
                 try:
                     return _issue(entry[_DATA], root / ".alice" / "issues" / name)
