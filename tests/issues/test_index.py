@@ -230,10 +230,19 @@ def check_all(home: Home) -> None:
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
-def test_warm_answers_equal_cold_answers_on_a_randomized_home(tmp_path, seed):
+@pytest.mark.parametrize("trusted", [False, True], ids=["racy", "trusted"])
+def test_warm_answers_equal_cold_answers_on_a_randomized_home(tmp_path, monkeypatch, seed, trusted):
+    """``racy``: every file was written moments ago, so entries are checked by
+    their bytes; ``trusted``: entries are trusted on their stamps (no racy
+    window), the file system's clock ticking between each read and the next
+    change, as it does between a real edit and a real read."""
+    if trusted:
+        monkeypatch.setattr(index, "RACY_NS", 0)
     home = Home(tmp_path, random.Random(seed))
     check_all(home)
     for _ in range(30):
+        if trusted:
+            wait_for_a_later_ctime(None, tmp_path)
         home.step()
         check_all(home)
 
@@ -274,12 +283,15 @@ def test_racy_entries_are_compared_by_their_bytes(tmp_path, monkeypatch):
     assert [i.status for i in index.read_issues(ws).issues] == ["done"]
 
 
-def wait_for_a_later_ctime(path: Path) -> None:
-    """Until the file system's clock has ticked past ``path``'s ctime (a few ms)."""
-    probe = path.with_name(".probe")
-    for _ in range(100_000):
+def wait_for_a_later_ctime(path: Path | None, where: Path | None = None) -> None:
+    """Until the file system's clock has ticked past ``path``'s ctime (or past
+    the present instant: a probe's own first ctime), a few ms at most."""
+    probe = (where or path.parent) / ".probe"
+    probe.write_bytes(b"")
+    since = path.stat().st_ctime_ns if path is not None else probe.stat().st_ctime_ns
+    for _ in range(1_000_000):
         probe.write_bytes(b"")
-        if probe.stat().st_ctime_ns > path.stat().st_ctime_ns:
+        if probe.stat().st_ctime_ns > since:
             probe.unlink()
             return
     raise AssertionError("the file system clock never moved")
@@ -376,3 +388,51 @@ def test_a_writer_killed_mid_write_leaves_a_usable_index(tmp_path):
         writer.wait()
         writer.stdout.close()
         check_all(home)
+
+
+def test_a_moved_workspace_is_not_answered_from_its_old_place(tmp_path):
+    """Moving the workspace directory keeps every file's stamps and inode;
+    the index records the root it was built for and is rebuilt for another."""
+    home = Home(tmp_path, random.Random(10), spaces=1)
+    check_all(home)
+    old = home.spaces[0]
+    (tmp_path / "w0").rename(tmp_path / "moved")
+    home.spaces = [make_ws(tmp_path / "moved", old.id)]
+    check_all(home)
+    assert all("/moved/" in i["path"] for i in board.listing(home.spaces, NOW)["issues"])
+
+
+def test_comment_counts_follow_their_sidecar(tmp_path, monkeypatch):
+    monkeypatch.setattr(index, "RACY_NS", 0)
+    ws = make_ws(tmp_path / "w", "w")
+    issues = ws.root / ".alice" / "issues"
+    (issues / "a.md").write_text("---\ntitle: A\n---\n")
+    sidecar = issues / "a.comments.json"
+    for states in (["pending"], ["failed", "failed", "pending"], []):
+        wait_for_a_later_ctime(None, tmp_path)
+        sidecar.write_text(json.dumps({"version": 1, "comments": [
+            {"id": f"c{k}", "delivery": {"state": s}} for k, s in enumerate(states)]}))
+        wait_for_a_later_ctime(sidecar)
+        for _ in range(2):
+            got = board.listing([ws], NOW)["issues"][0]["deliveries"]
+            assert got == {"unanswered": states.count("pending"), "failed": states.count("failed")}
+            assert board.listing([ws], NOW) == cold_listing([ws], NOW)
+    sidecar.unlink()
+    assert "deliveries" not in board.listing([ws], NOW)["issues"][0]
+
+
+def test_an_every_summary_follows_the_cursor(tmp_path, monkeypatch):
+    monkeypatch.setattr(index, "RACY_NS", 0)
+    ws = make_ws(tmp_path / "w", "w")
+    (ws.root / ".alice" / "issues" / "e.md").write_text("---\ntitle: E\nwhen: {kind: every, every: 2h}\n---\n")
+    wanted = []
+    for minutes in (None, 30, 90):
+        wait_for_a_later_ctime(None, tmp_path)
+        if minutes is not None:
+            fs.atomic_write_json(cursors.cursor_path(ws.id, "e"), cursors.fired(
+                None, ws.id, "e", slot=NOW - timedelta(minutes=minutes), now=NOW, task_id="t", missed=0))
+        for _ in range(2):
+            summary = board.listing([ws], NOW)["issues"][0]["schedule"]
+            assert board.listing([ws], NOW) == cold_listing([ws], NOW)
+        wanted.append(summary["nextFireAt"])
+    assert len(set(wanted)) == 3
