@@ -216,7 +216,7 @@ def check_all(home: Home) -> None:
                 issue_id = path.name[:-3]
                 try:
                     want = reader.load_issue(ws, issue_id)
-                except Exception as exc:  # noqa: BLE001 - the same error, exactly
+                except Exception as exc:
                     with pytest.raises(type(exc)) as got:
                         index.load_issue(ws, issue_id)
                     assert str(got.value) == str(exc)
