@@ -436,3 +436,21 @@ def test_an_every_summary_follows_the_cursor(tmp_path, monkeypatch):
             assert board.listing([ws], NOW) == cold_listing([ws], NOW)
         wanted.append(summary["nextFireAt"])
     assert len(set(wanted)) == 3
+
+
+def test_the_index_file_conforms_to_its_schema(tmp_path):
+    """spec/issues-index.schema.json describes the decoded value (tuples as arrays)."""
+    from tests.helpers.schemas import conforms, schema_errors
+
+    home = Home(tmp_path, random.Random(11))
+    (home.dir(home.spaces[0]) / "x.comments.json").write_text('{"comments": []}')
+    (home.dir(home.spaces[0]) / "x.md").write_text("---\ntitle: X\nwhen: {kind: every, every: 1h}\n---\n")
+    check_all(home)
+    kinds = set()
+    for ws in home.spaces:
+        value = derived.load(index.index_file(ws.id), index.MAGIC)
+        conforms("issues-index", json.loads(json.dumps(value)))
+        kinds.update(entry[3] for entry in value["files"].values())
+    assert kinds == {"ok", "bad"}
+    value["files"]["a.md"] = [[1, 2, 3, 4], 5, False, "ok", ["not", "an", "issue"], None, None]
+    assert schema_errors("issues-index", json.loads(json.dumps(value)))
