@@ -59,28 +59,34 @@ def _state_of(ws, snap) -> dict:
 _OK = IssueSet("ok")
 
 
-def _collect(workspaces: list, now: datetime, status: str | None = None):
-    """``(states, [(meta, text, ws.id)], invalid)`` over the workspaces, the
-    views as JSON text (:meth:`.index.Snapshot.views`)."""
+def _collect(workspaces: list, now: datetime, status: str | None, take) -> tuple[list, list]:
+    """``(states, invalid)`` over the workspaces; ``take(ws_id, views)``
+    receives each workspace's ``(meta, JSON text)`` views (:meth:`.index.Snapshot.views`)."""
     import gc  # lazy: (built in: free)
 
     from openalice.core.clock import to_ms  # lazy: (as the index)
 
     now_ms = to_ms(now)
-    states, rows, invalid = [], [], []
+    states, invalid = [], []
     collecting = gc.isenabled()
     gc.disable()  # the index makes many small acyclic containers: no cycle to collect
     try:
         for ws, snap in indexed(workspaces):
             states.append(_state_of(ws, snap))
-            ws_id = ws.id
-            rows.extend((meta, text, ws_id) for meta, text in snap.views(now, now_ms, status))
-            invalid.extend(invalid_json(i, ws_id) for i in snap.invalid())
+            take(ws.id, snap.views(now, now_ms, status))
+            invalid.extend(invalid_json(i, ws.id) for i in snap.invalid())
             snap.save()
     finally:
         if collecting:
             gc.enable()
-    return states, rows, invalid
+    return states, invalid
+
+
+def _texts(workspaces: list, now: datetime, status: str | None) -> tuple[list, list, list]:
+    texts: list = []
+    states, invalid = _collect(workspaces, now, status,
+                               lambda ws_id, views: texts.extend([view[1] for view in views]))
+    return states, texts, invalid
 
 
 def listing_json(workspaces: list, now: datetime, *, status: str | None = None) -> str:
@@ -89,8 +95,8 @@ def listing_json(workspaces: list, now: datetime, *, status: str | None = None) 
     index's texts without decoding them."""
     from .index import dumps  # lazy: (as the index)
 
-    states, rows, invalid = _collect(workspaces, now, status)
-    return ('{"issues":[' + ",".join(row[1] for row in rows) + '],"invalid":' + dumps(invalid)
+    states, texts, invalid = _texts(workspaces, now, status)
+    return ('{"issues":[' + ",".join(texts) + '],"invalid":' + dumps(invalid)
             + ',"workspaces":' + dumps(states) + "}")
 
 
@@ -98,37 +104,44 @@ def listing(workspaces: list, now: datetime, *, status: str | None = None) -> di
     """``{"issues", "invalid", "workspaces"}`` for ``alice issue list``."""
     import json  # lazy: (the JSON output never decodes the texts)
 
-    states, rows, invalid = _collect(workspaces, now, status)
-    return {"issues": [json.loads(row[1]) for row in rows], "invalid": invalid, "workspaces": states}
+    states, texts, invalid = _texts(workspaces, now, status)
+    return {"issues": [json.loads(text) for text in texts], "invalid": invalid, "workspaces": states}
 
 
-def _columns(rows: list) -> list[tuple[str, list]]:
+def _columns(workspaces: list, now: datetime) -> tuple[list, list[tuple[str, list]], list]:
+    """``(states, [(status, [text...])], invalid)``: each column by priority, id, workspace."""
+    from operator import itemgetter  # lazy: (operator is loaded by datetime already)
+
     columns: dict = {name: [] for name in STATUSES}
-    for meta, text, ws_id in rows:
-        columns[meta[1]].append((PRIORITY_RANK[meta[2]], meta[0], ws_id, text))
-    return [(name, [row[3] for row in sorted(columns[name], key=lambda row: row[:3])])
-            for name in STATUSES]
+    rank = PRIORITY_RANK
+
+    def take(ws_id: str, views: list) -> None:
+        for meta, text in views:
+            columns[meta[1]].append((rank[meta[2]], meta[0], ws_id, text))
+
+    states, invalid = _collect(workspaces, now, None, take)
+    key = itemgetter(0, 1, 2)
+    return states, [(name, [row[3] for row in sorted(columns[name], key=key)]) for name in STATUSES], invalid
 
 
 def board_json(workspaces: list, now: datetime) -> str:
     """:func:`board` as compact JSON, character for character (see :func:`listing_json`)."""
     from .index import dumps  # lazy: (as the index)
 
-    states, rows, invalid = _collect(workspaces, now)
-    columns = ",".join('{"status":' + dumps(name) + ',"issues":[' + ",".join(texts) + "]}"
-                       for name, texts in _columns(rows))
-    return '{"workspaces":' + dumps(states) + ',"columns":[' + columns + '],"invalid":' + dumps(invalid) + "}"
+    states, columns, invalid = _columns(workspaces, now)
+    body = ",".join('{"status":' + dumps(name) + ',"issues":[' + ",".join(texts) + "]}"
+                    for name, texts in columns)
+    return '{"workspaces":' + dumps(states) + ',"columns":[' + body + '],"invalid":' + dumps(invalid) + "}"
 
 
 def board(workspaces: list, now: datetime) -> dict:
     """Issues of every workspace grouped by status, each column by priority."""
     import json  # lazy: (as listing)
 
-    states, rows, invalid = _collect(workspaces, now)
+    states, columns, invalid = _columns(workspaces, now)
     return {
         "workspaces": states,
-        "columns": [{"status": name, "issues": [json.loads(t) for t in texts]}
-                    for name, texts in _columns(rows)],
+        "columns": [{"status": name, "issues": [json.loads(t) for t in texts]} for name, texts in columns],
         "invalid": invalid,
     }
 
