@@ -67,7 +67,12 @@ def store(path: str, magic: bytes, value: object) -> None:
     not fsynced).  OSError / AliceError as :mod:`openalice.core.fs` raises them."""
     from openalice.core import fs  # lazy: only a write needs the writers
 
-    fs.atomic_write_bytes(path, encode(magic, value), mode=0o600, durable=False)
+    data = encode(magic, value)
+    directory, name = os.path.split(path)
+    try:  # the usual case, the directory is there: reached through it (no directory-making code loads)
+        fs.atomic_write_bytes(name, data, mode=0o600, durable=False, root=directory)
+    except FileNotFoundError:  # the first write: its directories are made (0700)
+        fs.atomic_write_bytes(path, data, mode=0o600, durable=False)
 
 
 def environment_key() -> list:
