@@ -133,8 +133,8 @@ class Snapshot:
 
 # A valid issue's data: [meta, head, tail, rest].  ``meta`` is [id, status,
 # priority, telegramConnector]; ``head`` and ``tail`` are its listing view
-# (views.issue_view) as compact JSON before and after ``schedule`` ("{...,"terminal":x"
-# and ',"what":...,"extra":{...}'), so a listing prints it without decoding or
+# (views.issue_view) as compact JSON around the value of ``schedule`` ('{...,"schedule":'
+# and ',"what":...,"extra":{...}}'), so a listing prints it without decoding or
 # encoding it; ``rest`` is what the view does not say: [body (None when it is
 # "\n" + what + "\n"), legacy_what,
 # extra as read when JSON does not spell it alike, the issue's workspace_id].
@@ -142,7 +142,7 @@ dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 def _issue(data: list, path: Path) -> Issue:
-    view = json.loads(data[1] + data[2] + "}")
+    view = json.loads(data[1] + "null" + data[2])
     body, legacy_what, raw_extra, ws_id = data[3]
     if body is None:  # the usual body: the prompt between two newlines
         body = "\n" + view["what"] + "\n"
@@ -165,8 +165,8 @@ def _entry_data(result: Issue | InvalidIssue, ws_id: str | None) -> tuple[str, l
     view = issue_view(result, workspace_id=ws_id)
     keys = list(view)
     cut = keys.index("schedule")
-    head = "{" + ",".join(dumps(k) + ":" + dumps(view[k]) for k in keys[:cut])
-    tail = "".join("," + dumps(k) + ":" + dumps(view[k]) for k in keys[cut + 1:])
+    head = "{" + ",".join(dumps(k) + ":" + dumps(view[k]) for k in keys[:cut]) + ',"schedule":'
+    tail = "".join("," + dumps(k) + ":" + dumps(view[k]) for k in keys[cut + 1:]) + "}"
     raw_extra = None if json.loads(dumps(view["extra"])) == result.extra else result.extra
     meta = [result.id, result.status, result.priority, bool(result.telegram_connector)]
     body = None if result.body == "\n" + result.what + "\n" else result.body
@@ -254,18 +254,18 @@ def _listing(fd: int) -> tuple[dict, dict]:
     """``({issue file name: lstat}, {issue id: lstat of its comments file})``."""
     found: dict = {}
     comments: dict = {}
-    stat = os.stat
+    lstat = os.lstat
     for name in os.listdir(fd):
         if name[0] == ".":
             continue
         if name[-3:].lower() == ".md":
             try:
-                found[name] = stat(name, dir_fd=fd, follow_symlinks=False)
+                found[name] = lstat(name, dir_fd=fd)
             except FileNotFoundError:
                 continue
         elif name.endswith(_COMMENTS):
             try:
-                comments[name[:-len(_COMMENTS)]] = stat(name, dir_fd=fd, follow_symlinks=False)
+                comments[name[:-len(_COMMENTS)]] = lstat(name, dir_fd=fd)
             except FileNotFoundError:
                 continue
     return found, comments

@@ -68,8 +68,11 @@ def views(snap: Snapshot, now: datetime, now_ms: int, status: str | None = None)
                 or (sched[3] is not None and sched[3] != _cursor_key(snap, meta[0]))):
             sched = _summary(snap, entry, name, now, now_ms)
         summary = sched[2] if sched[4] is None else '{"nextFireAt":' + _now_json(now) + sched[4]
-        deliveries = "" if comments is None else _deliveries(snap, entry, name, meta[0], comments)
-        out.append((meta, data[1] + ',"schedule":' + summary + data[2] + deliveries + "}"))
+        if comments is None:
+            out.append((meta, data[1] + summary + data[2]))
+        else:  # the counts go last, inside the closing brace
+            out.append((meta, data[1] + summary + data[2][:-1]
+                        + _deliveries(snap, entry, name, meta[0], comments) + "}"))
     return out
 
 

@@ -270,7 +270,7 @@ def test_racy_entries_are_compared_by_their_bytes(tmp_path, monkeypatch):
     assert [i.status for i in index.read_issues(ws).issues] == ["todo"]
     st = path.stat()
     same_size_edit(path, random.Random(0))
-    real_lstat = os.stat
+    real_lstat = os.lstat
 
     def frozen(name, *args, **kwargs):  # the same tick: every stamp as before the edit
         out = real_lstat(name, *args, **kwargs)
@@ -279,7 +279,7 @@ def test_racy_entries_are_compared_by_their_bytes(tmp_path, monkeypatch):
                                    st_ctime_ns=st.st_ctime_ns)
         return out
 
-    monkeypatch.setattr(index.os, "stat", frozen)
+    monkeypatch.setattr(index.os, "lstat", frozen)
     assert [i.status for i in index.read_issues(ws).issues] == ["done"]
 
 
