@@ -264,6 +264,10 @@ def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
         raise UsageError(f"--status must be one of {', '.join(STATUSES)}", field="status",
                          code="usage")
     targets = alice_issue_args.targets(args)
+    if ctx.json:  # compact JSON from the issue index's texts, never decoded
+        ctx.stdout.write(board.listing_json(targets, ctx.now(), status=args.status,
+                                            mark=_blocked_marker(targets)) + "\n")
+        return 0
     data = board.listing(targets, ctx.now(), status=args.status)
     _mark_blocked(data["issues"], {ws.id: ws for ws in targets})
     alice_issue_text.emit_bulk(ctx, data, lambda d: printable(alice_issue_text.list_text(d, many=args.all)))
@@ -302,6 +306,9 @@ def cmd_board(args: argparse.Namespace, ctx: Context) -> int:
     from openalice.issues import board  # lazy: verb handler
 
     registered = workspaces.list_workspaces()
+    if ctx.json:  # compact JSON from the issue index's texts, never decoded
+        ctx.stdout.write(board.board_json(registered, ctx.now(), mark=_blocked_marker(registered)) + "\n")
+        return 0
     data = board.board(registered, ctx.now())
     _mark_blocked([i for column in data["columns"] for i in column["issues"]],
                   {ws.id: ws for ws in registered})
@@ -311,6 +318,24 @@ def cmd_board(args: argparse.Namespace, ctx: Context) -> int:
 
 # --------------------------------------------------------------------------
 # Helpers
+
+def _blocked_marker(targets: list):
+    """For the JSON paths that never decode an issue's text: only the texts of
+    due issues are decoded, marked (:func:`_mark_blocked`) and re-encoded."""
+    by_id = {ws.id: ws for ws in targets}
+
+    def mark(text: str) -> str:
+        if '"note":"due now' not in text:
+            return text
+        import json  # lazy: only a due issue is decoded
+
+        issue = json.loads(text)
+        _mark_blocked([issue], by_id)
+        if "blocked" not in issue["schedule"]:
+            return text
+        return json.dumps(issue, separators=(",", ":"), ensure_ascii=False)
+    return mark
+
 
 def _mark_blocked(issues: list, by_id: dict) -> None:
     """``schedule.blocked``: a due issue the next scan will refuse, with the

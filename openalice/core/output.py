@@ -14,15 +14,13 @@ beyond JSON's own rules.
 
 from __future__ import annotations
 
-import json
-import re
 import sys
-from collections.abc import Callable
 
 from .errors import AliceError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only (typing costs start-up time)
+    from collections.abc import Callable
     from typing import Any, TextIO
 
 __all__ = ["to_json", "emit", "emit_error", "warn", "diagnostic", "use_color", "style", "table",
@@ -33,6 +31,8 @@ EXIT_CODES = {1: "failed", 2: "invalid", 3: "unavailable", 4: "forbidden"}
 
 
 def to_json(data: Any) -> str:
+    import json  # lazy: a text report needs neither json nor re (the scan's floor)
+
     return json.dumps(data, indent=2, ensure_ascii=False)
 
 
@@ -131,6 +131,8 @@ _unsafe_re = None
 def _unsafe():
     global _unsafe_re
     if _unsafe_re is None:     # compiled on first use, not at import
+        import re  # lazy: plain text never needs it (see printable)
+
         # C0 controls but tab and newline, DEL, C1 controls, bidirectional marks and
         # overrides (text shown in another order than it is stored), lone surrogates.
         _unsafe_re = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f"
@@ -150,6 +152,8 @@ def printable(text: str) -> str:
     The colour marks of :mod:`.colour` are kept for :func:`emit` to show."""
     if not isinstance(text, str):
         text = str(text)
+    if text.isascii() and text.replace("\n", "").replace("\t", "").isprintable():
+        return text  # plain ASCII without controls: nothing to escape (and no `re` to import)
     if "\x00" not in text:  # no colour mark can be in it
         return _unsafe().sub(_escape, text.replace("\r\n", "\n"))
     colour = _colour()

@@ -17,9 +17,9 @@ from openalice.core.errors import AliceError, InvalidInput
 from .declaration import PRIORITY_RANK, STATUSES
 from .reader import IssueSet, issues_root, read_frontmatter, read_issues
 from .schedule import data_when_problem, when_problem
-from .views import invalid_json, issue_json, workspace_json
+from .views import invalid_json, workspace_json
 
-__all__ = ["scan", "listing", "board", "validate", "Problem", "ValidationWarning", "Report"]
+__all__ = ["scan", "indexed", "listing", "listing_json", "board_json", "board", "validate", "Problem", "ValidationWarning", "Report"]
 
 
 def scan(workspaces: list) -> list[tuple[object, IssueSet]]:
@@ -35,32 +35,118 @@ def scan(workspaces: list) -> list[tuple[object, IssueSet]]:
     return out
 
 
+def indexed(workspaces: list) -> list:
+    """``(ws, Snapshot)`` for each workspace through the issue index
+    (:mod:`.index`); an unexpected failure of one workspace becomes its
+    ``unreadable`` state, never the caller's error."""
+    from . import index  # lazy: validate reads cold
+
+    out = []
+    for ws in workspaces:
+        try:
+            snap = index.snapshot(ws)
+        except (OSError, AliceError) as exc:
+            snap = index.Snapshot(getattr(ws, "id", None), Path(ws.path), Path(ws.path) / ".alice" / "issues")
+            snap.cold = IssueSet("invalid", error=f"cannot read issues: {exc}", reason="unreadable")
+        out.append((ws, snap))
+    return out
+
+
+def _state_of(ws, snap) -> dict:
+    return workspace_json(ws, snap.cold if snap.cold is not None else _OK)
+
+
+_OK = IssueSet("ok")
+
+
+def _collect(workspaces: list, now: datetime, status: str | None, take) -> tuple[list, list]:
+    """``(states, invalid)`` over the workspaces; ``take(ws_id, views)``
+    receives each workspace's ``(meta, JSON text)`` views (:meth:`.index.Snapshot.views`)."""
+    import gc  # lazy: (built in: free)
+
+    from openalice.core.clock import to_ms  # lazy: (as the index)
+
+    now_ms = to_ms(now)
+    states, invalid = [], []
+    collecting = gc.isenabled()
+    gc.disable()  # the index makes many small acyclic containers: no cycle to collect
+    try:
+        for ws, snap in indexed(workspaces):
+            states.append(_state_of(ws, snap))
+            take(ws.id, snap.views(now, now_ms, status))
+            invalid.extend(invalid_json(i, ws.id) for i in snap.invalid())
+            snap.save()
+    finally:
+        if collecting:
+            gc.enable()
+    return states, invalid
+
+
+def _texts(workspaces: list, now: datetime, status: str | None) -> tuple[list, list, list]:
+    texts: list = []
+    states, invalid = _collect(workspaces, now, status,
+                               lambda ws_id, views: texts.extend([view[1] for view in views]))
+    return states, texts, invalid
+
+
+def listing_json(workspaces: list, now: datetime, *, status: str | None = None, mark=None) -> str:
+    """:func:`listing` as compact JSON (``json.dumps(..., separators=(",", ":"),
+    ensure_ascii=False)`` of it, character for character), built from the
+    index's texts without decoding them.  ``mark``: a function of one issue's
+    text to its text, for what the caller adds (the CLI's ``schedule.blocked``)."""
+    from .index import dumps  # lazy: (as the index)
+
+    states, texts, invalid = _texts(workspaces, now, status)
+    if mark is not None:
+        texts = [mark(text) for text in texts]
+    return ('{"issues":[' + ",".join(texts) + '],"invalid":' + dumps(invalid)
+            + ',"workspaces":' + dumps(states) + "}")
+
+
 def listing(workspaces: list, now: datetime, *, status: str | None = None) -> dict:
     """``{"issues", "invalid", "workspaces"}`` for ``alice issue list``."""
-    issues, invalid, states = [], [], []
-    for ws, found in scan(workspaces):
-        states.append(workspace_json(ws, found))
-        issues.extend(with_deliveries(issue_json(i, now, workspace_id=ws.id), i)
-                      for i in found.issues if status is None or i.status == status)
-        invalid.extend(invalid_json(i, ws.id) for i in found.invalid)
-    return {"issues": issues, "invalid": invalid, "workspaces": states}
+    import json  # lazy: (the JSON output never decodes the texts)
+
+    states, texts, invalid = _texts(workspaces, now, status)
+    return {"issues": [json.loads(text) for text in texts], "invalid": invalid, "workspaces": states}
+
+
+def _columns(workspaces: list, now: datetime) -> tuple[list, list[tuple[str, list]], list]:
+    """``(states, [(status, [text...])], invalid)``: each column by priority, id, workspace."""
+    from operator import itemgetter  # lazy: (operator is loaded by datetime already)
+
+    columns: dict = {name: [] for name in STATUSES}
+    rank = PRIORITY_RANK
+
+    def take(ws_id: str, views: list) -> None:
+        for meta, text in views:
+            columns[meta[1]].append((rank[meta[2]], meta[0], ws_id, text))
+
+    states, invalid = _collect(workspaces, now, None, take)
+    key = itemgetter(0, 1, 2)
+    return states, [(name, [row[3] for row in sorted(columns[name], key=key)]) for name in STATUSES], invalid
+
+
+def board_json(workspaces: list, now: datetime, *, mark=None) -> str:
+    """:func:`board` as compact JSON, character for character (see :func:`listing_json`)."""
+    from .index import dumps  # lazy: (as the index)
+
+    states, columns, invalid = _columns(workspaces, now)
+    if mark is not None:
+        columns = [(name, [mark(text) for text in texts]) for name, texts in columns]
+    body = ",".join('{"status":' + dumps(name) + ',"issues":[' + ",".join(texts) + "]}"
+                    for name, texts in columns)
+    return '{"workspaces":' + dumps(states) + ',"columns":[' + body + '],"invalid":' + dumps(invalid) + "}"
 
 
 def board(workspaces: list, now: datetime) -> dict:
     """Issues of every workspace grouped by status, each column by priority."""
-    columns = {name: [] for name in STATUSES}
-    invalid, states = [], []
-    for ws, found in scan(workspaces):
-        states.append(workspace_json(ws, found))
-        for issue in found.issues:
-            columns[issue.status].append((PRIORITY_RANK[issue.priority], issue.id, ws.id,
-                                          with_deliveries(issue_json(issue, now, workspace_id=ws.id),
-                                                          issue)))
-        invalid.extend(invalid_json(i, ws.id) for i in found.invalid)
+    import json  # lazy: (as listing)
+
+    states, columns, invalid = _columns(workspaces, now)
     return {
         "workspaces": states,
-        "columns": [{"status": name, "issues": [row[3] for row in sorted(
-            columns[name], key=lambda row: row[:3])]} for name in STATUSES],
+        "columns": [{"status": name, "issues": [json.loads(t) for t in texts]} for name, texts in columns],
         "invalid": invalid,
     }
 

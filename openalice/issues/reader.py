@@ -31,7 +31,7 @@ from .declaration import MAX_BYTES, FieldError, InvalidIssue, Issue, declare, id
 __all__ = [
     "LEGACY_FILE_MESSAGE", "legacy_issue_file", "IssueSet", "issues_dir", "issue_path", "find_issue_file",
     "read_issues", "read_issue_file", "read_frontmatter", "load_issue",
-    "issues_root",
+    "issues_root", "judge_bytes", "telegram_conflict",
 ]
 
 LEGACY_FILE_MESSAGE = ("`.alice/issue.json` is retired: split each issue into its own "
@@ -174,15 +174,19 @@ def _judge_files(where: Root, directory: Path, names: list[str], ws_id: str | No
         if isinstance(result, Issue):
             if result.telegram_connector:
                 if telegram_owner is not None:
-                    invalid.append(InvalidIssue(result.id, result.path, [FieldError(
-                        "telegramConnector", f"only one issue per workspace may set it; "
-                                             f"`{telegram_owner}` already does")]))
+                    invalid.append(telegram_conflict(result.id, result.path, telegram_owner))
                     continue
                 telegram_owner = result.id
             issues.append(result)
         elif result is not None:
             invalid.append(result)
     return IssueSet("ok", issues, invalid, directory=directory)
+
+
+def telegram_conflict(issue_id: str, path: Path, owner: str) -> InvalidIssue:
+    """A second issue of one workspace that sets ``telegramConnector``."""
+    return InvalidIssue(issue_id, path, [FieldError(
+        "telegramConnector", f"only one issue per workspace may set it; `{owner}` already does")])
 
 
 def read_issue_file(path: Path, issue_id: str, *, workspace_id: str | None = None,
@@ -193,6 +197,13 @@ def read_issue_file(path: Path, issue_id: str, *, workspace_id: str | None = Non
     data = _read_bytes(path, where)
     if data is None:
         return None
+    return judge_bytes(data, path, issue_id, workspace_id=workspace_id)
+
+
+def judge_bytes(data: bytes | FieldError, path: Path, issue_id: str, *,
+                workspace_id: str | None = None) -> Issue | InvalidIssue:
+    """The file's bytes (or why they could not be read) judged on their own:
+    what :func:`read_issue_file` returns (the issue index parses through here)."""
     if isinstance(data, FieldError):
         return InvalidIssue(issue_id, path, [data])
     errors: list[FieldError] = []

@@ -9,11 +9,19 @@ from .declaration import InvalidIssue, Issue
 from .reader import IssueSet
 from .schedule import schedule_summary
 
-__all__ = ["issue_json", "invalid_json", "workspace_json", "workspace_state"]
+__all__ = ["issue_json", "issue_view", "invalid_json", "workspace_json", "workspace_state"]
 
 
 def issue_json(issue: Issue, now: datetime, *, workspace_id: str | None = None) -> dict:
     """One issue as ``show``/``list``/``board`` print it."""
+    out = issue_view(issue, workspace_id=workspace_id)
+    out["schedule"] = schedule_summary(issue, now, workspace_id=workspace_id or issue.workspace_id)
+    return out
+
+
+def issue_view(issue: Issue, *, workspace_id: str | None = None) -> dict:
+    """:func:`issue_json` with ``schedule`` left None: everything that
+    depends on the file alone (what the issue index keeps)."""
     return {
         "id": issue.id,
         "workspaceId": workspace_id or issue.workspace_id,
@@ -34,7 +42,7 @@ def issue_json(issue: Issue, now: datetime, *, workspace_id: str | None = None) 
         "telegramConnector": issue.telegram_connector,
         "scheduled": issue.when is not None,
         "terminal": issue.is_terminal,
-        "schedule": schedule_summary(issue, now, workspace_id=workspace_id or issue.workspace_id),
+        "schedule": None,
         "what": issue.what,
         "extra": _jsonable(issue.extra),
     }

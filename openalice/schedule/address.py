@@ -3,7 +3,7 @@ workspace, or ``WORKSPACE/ISSUE`` anywhere."""
 
 from __future__ import annotations
 
-from openalice import issues, workspaces
+from openalice import workspaces
 from openalice.core.errors import UsageError
 
 TYPE_CHECKING = False
@@ -34,9 +34,15 @@ def resolve_issue(spec: str, *, workspace: str | None = None) -> tuple[Any, str]
 
 
 def load_issue(ws: Any, issue_id: str) -> Any:
-    """The live issue (NotFound exit 2, InvalidInput for a malformed file)."""
-    return issues.load_issue(ws, issue_id)
+    """The live issue (NotFound exit 2, InvalidInput for a malformed file),
+    through the issue index (:mod:`openalice.issues.index`)."""
+    from openalice.issues import index  # lazy: (as read_issues)
+
+    return index.load_issue(ws, issue_id)
 
 
 def read_issues(ws: Any) -> Any:
-    return issues.read_issues(ws)
+    """Every issue of ``ws`` through the issue index: an unchanged file is not parsed."""
+    from openalice.issues import index  # lazy: only the readers of many issues need it
+
+    return index.read_issues(ws)

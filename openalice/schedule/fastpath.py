@@ -9,8 +9,10 @@ cache and nothing else is read or imported.  Otherwise it returns None and
 the full scanner (:mod:`.scan`) runs, holding the lock this module took.
 
 It imports only ``os``, ``fcntl`` (via :mod:`openalice.core.flock`), ``marshal`` and
-:mod:`openalice.core.clock` (``datetime``, the one instant parser and the exact
-millisecond arithmetic): ``json`` alone (through ``re`` and ``enum``) would cost more
+``zlib`` (via :mod:`openalice.core.derived`, the derived-data envelope it shares with the
+issue index); :mod:`openalice.core.clock` (``datetime``, the one instant parser and the exact
+millisecond arithmetic) only for an unusual ``--now`` (:func:`quick_now` reads the system clock
+and ``YYYY-MM-DDTHH:MM:SSZ`` without it): ``json`` alone (through ``re`` and ``enum``) would cost more
 than the rest of the scan.  Hence two deliberate departures from the house
 style, both confined to this module:
 
@@ -30,18 +32,16 @@ the same state (a test compares them).
 
 from __future__ import annotations
 
-import marshal
 import os
-import zlib
 
-from openalice.core import clock
+from openalice.core import derived
 from openalice.core.errors import InvalidInput
 from openalice.core.homes import openalice_home  # the plain-string form: no pathlib
 
 __all__ = ["CACHE_VERSION", "openalice_home", "cache_file", "lock_file", "registry_file",
            "heartbeat_file", "environment_key", "list_issue_files", "file_stat", "load_cache",
            "dump_cache", "decode_cache", "take_lock", "release_lock", "quick_scan", "write_heartbeat",
-           "read_heartbeat", "timer_heartbeat_file", "TIMER_VAR", "TIMER_KINDS", "epoch_ms", "parse_now", "iso",
+           "read_heartbeat", "timer_heartbeat_file", "TIMER_VAR", "TIMER_KINDS", "epoch_ms", "quick_now", "parse_now", "iso",
            "comments_pending", "connectors_quiet"]
 
 CACHE_VERSION = 2
@@ -112,22 +112,53 @@ def read_heartbeat(timer: str | None = None) -> int | None:
 
 
 def environment_key() -> list:
-    """What the cached values depend on besides the files: the Python that
-    wrote them (marshal) and what ``local`` cron zones mean.  A change drops
-    the cache."""
-    import sys  # lazy: (sys is built in: free; kept beside its one use)
+    """What the cached values depend on besides the files
+    (:func:`openalice.core.derived.environment_key`).  A change drops the cache."""
+    return derived.environment_key()
 
-    try:
-        link = os.readlink("/etc/localtime")
-    except OSError:
-        link = None
-    return [os.environ.get("TZ"), link, "%d.%d" % sys.version_info[:2]]
+
+def quick_now(text: str | None) -> tuple[int, str] | None:
+    """``(epoch ms, ISO text)`` of the scan's instant without ``datetime``
+    for the usual cases -- the system clock, or ``--now``/``ALICE_NOW`` written
+    ``YYYY-MM-DDTHH:MM:SSZ`` -- else None (then :func:`parse_now` decides).
+    The same instant and text :mod:`openalice.core.clock` gives (tested)."""
+    if text is None:
+        text = os.environ.get("ALICE_NOW") or None
+    if text is None:
+        import time  # lazy: (built in: free)
+
+        ms = time.time_ns() // 1_000_000
+        whole, part = divmod(ms, 1000)
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole))
+        return ms, stamp + (f".{part:03d}Z" if part else "Z")
+    if (len(text) != 20 or text[4] != "-" or text[7] != "-" or text[10] != "T" or text[13] != ":"
+            or text[16] != ":" or text[19] != "Z"):
+        return None
+    digits = text[:4] + text[5:7] + text[8:10] + text[11:13] + text[14:16] + text[17:19]
+    if not (digits.isascii() and digits.isdigit()):
+        return None
+    year, month, day = int(text[:4]), int(text[5:7]), int(text[8:10])
+    hour, minute, second = int(text[11:13]), int(text[14:16]), int(text[17:19])
+    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    days_in = (31, 29 if leap else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+    if not (1970 <= year < 9000 and 1 <= month <= 12 and 1 <= day <= days_in[month - 1]
+            and hour < 24 and minute < 60 and second < 60):
+        return None
+    # days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil)
+    y = year - (month <= 2)
+    era = y // 400
+    yoe = y - era * 400
+    doy = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
+    days = era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
+    return ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000, text
 
 
 def parse_now(text: str | None):
     """The scan's instant (aware UTC, whole milliseconds) from ``--now`` /
     ``ALICE_NOW`` / the system clock; None when the text is refused (the
     caller asks :func:`openalice.core.clock.parse_clock` again to explain why)."""
+    from openalice.core import clock  # lazy: quick_now answers the usual clock without datetime
+
     if text is None:
         text = os.environ.get("ALICE_NOW") or None
     try:
@@ -137,11 +168,17 @@ def parse_now(text: str | None):
     return clock.floor_ms(value)
 
 
-iso = clock.to_iso
+def iso(value) -> str:
+    """:func:`openalice.core.clock.to_iso`."""
+    from openalice.core import clock  # lazy: (as parse_now)
+
+    return clock.to_iso(value)
 
 
 def epoch_ms(value) -> int | None:
     """Epoch milliseconds of an aware datetime, exactly (:func:`openalice.core.clock.to_ms`)."""
+    from openalice.core import clock  # lazy: (as parse_now)
+
     return None if value is None else clock.to_ms(value)
 
 
@@ -176,40 +213,27 @@ def list_issue_files(root: str) -> dict[str, list[int]] | None:
     return out
 
 
-# The cache file is CACHE_MAGIC, the CRC-32 of the payload (4 bytes, big
-# endian), then the marshal payload.  marshal trusts its input: a damaged byte
-# can ask it for a list of a billion items; the checksum keeps any damage from
-# reaching it.
+# The cache file is the derived-data envelope of openalice.core.derived: CACHE_MAGIC,
+# the CRC-32 of the payload, then the marshal payload.
 CACHE_MAGIC = b"OASCAN\x00\x02"
 
 
 def dump_cache(data: dict) -> bytes:
-    payload = marshal.dumps(data)
-    return CACHE_MAGIC + zlib.crc32(payload).to_bytes(4, "big") + payload
+    return derived.encode(CACHE_MAGIC, data)
 
 
 def decode_cache(raw: bytes) -> object:
     """The value :func:`dump_cache` stored; ValueError for anything else."""
-    head = len(CACHE_MAGIC)
-    payload = raw[head + 4:]
-    if (raw[:head] != CACHE_MAGIC or len(raw) < head + 4
-            or zlib.crc32(payload) != int.from_bytes(raw[head:head + 4], "big")):
-        raise ValueError("not a scan cache, or damaged")
-    return marshal.loads(payload)
+    return derived.decode(CACHE_MAGIC, raw)
 
 
 def load_cache() -> dict:
     """The scan cache, or ``{}`` when it is missing, damaged or stale."""
-    try:
-        fd = os.open(cache_file(), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-        with open(fd, "rb") as fh:
-            data = decode_cache(fh.read(64 * 1024 * 1024))
-    except (OSError, ValueError, EOFError, TypeError, RecursionError, MemoryError):
-        return {}  # derived data: a damaged cache is rebuilt, never trusted
+    data = derived.load(cache_file(), CACHE_MAGIC, max_bytes=64 * 1024 * 1024)
     if (not isinstance(data, dict) or data.get("version") != CACHE_VERSION
             or data.get("environment") != environment_key()
             or not isinstance(data.get("workspaces"), dict) or not isinstance(data.get("order"), list)):
-        return {}
+        return {}  # derived data: a damaged cache is rebuilt, never trusted
     return data
 
 

@@ -44,13 +44,10 @@ from openalice import workspaces as registry
 from openalice.core import fs, locks
 from openalice.core.clock import floor_ms, to_iso
 from openalice.core.errors import AliceError, Busy, InvalidInput
-from openalice.core.proc import crash_point
 from openalice.issues import cursors, due
-from openalice.issues.readiness import run_blocker
-from openalice.runs import admission, tasks
+from openalice.runs import tasks
 
 from .fastpath import CACHE_VERSION, environment_key, epoch_ms, file_stat, lock_file, registry_file
-from .launching import resolve_launch, start
 from .scan_workspaces import WorkspacePass, cache_path
 
 TYPE_CHECKING = False
@@ -279,6 +276,7 @@ class _Scanner(WorkspacePass):
         return cursor
 
     def _resolve_launch(self):
+        from .launching import resolve_launch  # lazy: only a due issue launches
         if not self._launch_resolved:
             self._launch = resolve_launch()
             self._launch_resolved = True
@@ -286,6 +284,14 @@ class _Scanner(WorkspacePass):
 
     def _fire(self, ws, issue, schedule, cursor: dict | None, decision) -> dict | None:
         slot_iso = _iso(decision.slot)
+        # lazy: only a due issue is admitted, checked and launched (the scan after an edit
+        # with nothing due must not pay for them)
+        from openalice.core.proc import crash_point
+        from openalice.issues.readiness import run_blocker
+        from openalice.runs import admission
+
+        from .launching import start
+
         blocker = run_blocker(ws, issue)
         if blocker is not None:
             self._skip(ws.id, issue.id, blocker.reason, blocker.detail, slot=slot_iso,
@@ -331,6 +337,8 @@ class _Scanner(WorkspacePass):
         return new_cursor
 
     def _dry_fire(self, ws, issue, cursor, decision, capacity: int) -> dict | None:
+        from openalice.runs import admission  # lazy: (as _fire)
+
         if self.dry_live is None:
             runs = admission.live_runs()
             self.planned_live = len(runs)

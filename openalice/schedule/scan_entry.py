@@ -41,30 +41,35 @@ def scan_report(*, dry_run: bool, now_text: str | None, capacity: int | None = N
         from openalice.runs.admission import default_capacity  # lazy: only for a malformed setting
 
         default_capacity()
-    now = fastpath.parse_now(now_text)
-    if now is None:  # let the clock module judge (and explain) the text
-        from openalice.core import clock  # lazy: the fast clock parser handles the usual text
+    quick = fastpath.quick_now(now_text)  # the usual clock without datetime
+    if quick is not None:
+        now_ms, now_iso = quick
+        now = None
+    else:
+        now = fastpath.parse_now(now_text)
+        if now is None:  # let the clock module judge (and explain) the text
+            from openalice.core import clock  # lazy: the fast clock parser handles the usual text
 
-        now = clock.parse_clock(now_text, field="--now") if now_text else clock.now()
-        now = clock.floor_ms(now)
+            now = clock.parse_clock(now_text, field="--now") if now_text else clock.now()
+            now = clock.floor_ms(now)
+        now_ms, now_iso = fastpath.epoch_ms(now), fastpath.iso(now)
     if not dry_run and not fastpath.take_lock():
         from .scan import busy_result  # lazy: only when another scan holds the lock
 
-        return busy_result(now)
+        return busy_result(now or _instant(now_ms))
     try:
         cache = fastpath.load_cache()
-        now_ms = fastpath.epoch_ms(now)
-        report = fastpath.quick_scan(cache, now_ms=now_ms, now_iso=fastpath.iso(now),
-                                     dry_run=dry_run)
+        report = fastpath.quick_scan(cache, now_ms=now_ms, now_iso=now_iso, dry_run=dry_run)
         if report is None:
             from .scan import scan  # lazy: the full scanner, only when something may be due
 
+            now = now or _instant(now_ms)
             report = scan(now=now, dry_run=dry_run, capacity=capacity, lock_held=not dry_run,
                           cache=cache)
         if not dry_run and fastpath.comments_pending():
             from openalice.conversations import deliver_pending  # lazy: only when a comment waits
 
-            report["comments"] = deliver_pending(now=now, capacity=capacity)
+            report["comments"] = deliver_pending(now=now or _instant(now_ms), capacity=capacity)
         if not dry_run:
             _heartbeat(now_ms, warn)
     finally:
@@ -72,6 +77,12 @@ def scan_report(*, dry_run: bool, now_text: str | None, capacity: int | None = N
     if not dry_run:
         _connectors(report, now_ms, warn)
     return report
+
+
+def _instant(ms: int):
+    from openalice.core import clock  # lazy: the full scanner and the deliveries take a datetime
+
+    return clock.from_ms(ms)
 
 
 def _connectors(report: dict, now_ms: int, warn: Callable[[str], None] | None) -> None:

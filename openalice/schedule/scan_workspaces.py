@@ -8,12 +8,12 @@ import os
 import time
 from pathlib import Path
 
-from openalice.core import fs, paths
+from openalice.core import derived, fs, paths
 from openalice.core.errors import AliceError
-from openalice.issues import cursors, read_issues
+from openalice.issues import cursors
 from openalice.issues.reader import legacy_issue_file
 
-from .fastpath import cache_file, dump_cache, list_issue_files, load_cache
+from .fastpath import CACHE_MAGIC, cache_file, list_issue_files, load_cache
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only (typing costs start-up time)
@@ -45,7 +45,7 @@ class WorkspacePass:
         self.cache["lastScanAt"] = self.now_iso
         self.cache["lastScanMs"] = self.now_ms
         # Not fsynced: it is derived data, and a lost write only costs a full scan.
-        fs.atomic_write_bytes(cache_path(), dump_cache(self.cache), mode=0o600, durable=False)
+        derived.store(cache_file(), CACHE_MAGIC, self.cache)
 
 
     #: A sweep of every cursor directory at most this often (real seconds):
@@ -159,7 +159,11 @@ class WorkspacePass:
 
     def _read(self, ws, report: dict):
         if self._reader is None:
-            self._reader = read_issues
+            # through the issue index: of a changed workspace only the changed files are parsed
+            from openalice.issues import index  # lazy: only a workspace whose files changed
+
+            save = not self.dry_run
+            self._reader = lambda w: index.read_issues(w, save=save)
         try:
             return self._reader(ws)
         except AliceError as exc:

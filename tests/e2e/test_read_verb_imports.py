@@ -46,6 +46,7 @@ PINNED = {
         "core.fs.temps core.fs.writes core.homes core.locks core.paths core.records workspaces "
         "workspaces.access workspaces.registry",
     'alice issue list':
+        "core.derived issues.index issues.index_views "
         "cli.alice cli.alice_issue cli.alice_issue_args cli.alice_issue_talk cli.alice_issue_text core.beneath "
         "core.clock core.colour core.cron core.flock core.frontmatter core.frontmatter.flow "
         "core.frontmatter.model core.frontmatter.parser core.frontmatter.quoted "
@@ -56,6 +57,7 @@ PINNED = {
         "issues.reader issues.schedule issues.views models models.ladder workspaces "
         "workspaces.access workspaces.registry",
     'alice issue list --json':
+        "core.derived issues.index issues.index_views "
         "cli.alice cli.alice_issue cli.alice_issue_args cli.alice_issue_talk cli.alice_issue_text core.beneath "
         "core.clock core.cron core.flock core.frontmatter core.frontmatter.flow "
         "core.frontmatter.model core.frontmatter.parser core.frontmatter.quoted "
@@ -76,6 +78,7 @@ PINNED = {
         "issues.declaration issues.reader issues.schedule issues.views models models.ladder "
         "workspaces workspaces.access workspaces.registry",
     'alice issue board --json':
+        "core.derived issues.index issues.index_views "
         "cli.alice cli.alice_issue cli.alice_issue_args cli.alice_issue_talk cli.alice_issue_text core.beneath "
         "core.clock core.cron core.flock core.frontmatter core.frontmatter.flow "
         "core.frontmatter.model core.frontmatter.parser core.frontmatter.quoted "
@@ -135,6 +138,7 @@ PINNED = {
         "core.fs.temps core.fs.writes core.homes core.jsonl core.jsonl_lines core.locks "
         "core.paths core.records runs runs.tasks",
     'alice-schedule health --json':
+        "core.derived issues.index "
         "agents agents.base agents.claude agents.registry agents.shellrc agents.shims cli.schedule cli.schedule_health "
         "core.beneath core.clock core.cron core.flock core.frontmatter core.frontmatter.flow "
         "core.frontmatter.model core.frontmatter.parser core.frontmatter.quoted "
@@ -194,6 +198,9 @@ def state(tmp_path_factory):
     env.update(OPENALICE_HOME=str(base / "home"), HARNESS_HOME=str(base / "harness"),
                HOME=str(base))
     values = read_verbs.build_state(base, env, lambda name: [tool_path(name)])
+    # the issue index warm, as on a machine in use (a first read also creates its directory)
+    subprocess.run([tool_path("alice"), "issue", "board", "--json"], env=env, capture_output=True,
+                   check=True, cwd=str(base))
     return base, env, values
 
 

@@ -261,19 +261,19 @@ def test_unreadable_directory_is_reported_and_others_still_read(tmp_path, monkey
 
 def test_a_crashing_workspace_does_not_break_the_board(tmp_path, monkeypatch):
     from openalice.core.errors import OperationalError
-    from openalice.issues import board
+    from openalice.issues import board, index
 
     from .conftest import NOW
     good = make_ws(tmp_path / "good", "good")
     bad = make_ws(tmp_path / "bad", "bad")
-    real = board.read_issues
+    real = index.snapshot
 
-    def read(ws):
+    def read(ws):  # list and board read through the issue index
         if ws.id == "bad":
             raise OperationalError("disk on fire")
         return real(ws)
 
-    monkeypatch.setattr(board, "read_issues", read)
+    monkeypatch.setattr(index, "snapshot", read)
     doc = board.listing([bad, good], NOW)
     assert doc["workspaces"][0] == {"id": "bad", "label": "Bad", "path": str(bad.path),
                                     "state": "unreadable", "error": "cannot read issues: disk on fire"}

@@ -126,3 +126,37 @@ def test_the_fast_clock_agrees_with_the_clock_module(monkeypatch):
             clock.parse_instant(text)
     monkeypatch.setenv("ALICE_NOW", "2026-01-01T00:00:00+01:00")
     assert fastpath.iso(fastpath.parse_now(None)) == "2025-12-31T23:00:00Z"
+
+
+def test_the_quick_clock_agrees_with_the_clock_module(monkeypatch):
+    """fastpath.quick_now (no datetime) gives the instant and text core.clock gives, or declines."""
+    import random
+
+    from openalice.core import clock
+
+    rng = random.Random(5)
+    texts = ["2026-03-02T10:00:30Z", "1970-01-01T00:00:00Z", "2024-02-29T23:59:59Z", "8999-12-31T23:59:59Z",
+             "2023-02-29T00:00:00Z", "2026-13-01T00:00:00Z", "2026-03-02T24:00:00Z", "2026-03-02T10:60:00Z",
+             "2026-03-02T10:00:60Z", "1969-12-31T23:59:59Z", "9000-01-01T00:00:00Z", "2026-03-02t10:00:30Z",
+             "2026-03-02T10:00:30+00:00", "2026-03-02T10:00:30.5Z", "٢٠٢٦-03-02T10:00:30Z"]
+    texts += [f"{rng.randint(1970, 8999):04d}-{rng.randint(1, 12):02d}-{rng.randint(1, 31):02d}T"
+              f"{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d}Z" for _ in range(3000)]
+    answered = 0
+    for text in texts:
+        quick = fastpath.quick_now(text)
+        try:
+            slow = clock.parse_clock(text, field="--now")
+        except Exception:
+            assert quick is None, text
+            continue
+        if quick is not None:  # else the clock module decides (an unusual spelling)
+            assert quick == (clock.to_ms(slow), clock.to_iso(slow)), text
+            answered += 1
+    assert answered > 2000  # the usual spelling is answered without datetime
+    monkeypatch.setenv("ALICE_NOW", "2026-01-01T00:00:00Z")
+    assert fastpath.quick_now(None) == (clock.to_ms(clock.parse_clock("2026-01-01T00:00:00Z", field="x")),
+                                        "2026-01-01T00:00:00Z")
+    monkeypatch.delenv("ALICE_NOW")
+    ms, text = fastpath.quick_now(None)
+    assert clock.to_iso(clock.from_ms(ms)) == text and abs(ms - clock.to_ms(clock.now())) < 5000
+
