@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from .instances import _JSON_TYPES, _NUMBER, _TYPE_NAMES, _base_type, _freeze, _NoneType, _pointer, _show
-from .nodes import _collect_nothing, _conjoin, _Keyword, _true
+from .nodes import Keyword, always_valid, collect_nothing, conjoin
 from .report import Violation, _closest
 
 
@@ -34,7 +34,7 @@ class ApplicatorKeywords:
             if not ok(value):
                 out.append(Violation(_pointer(path), where, f"{_show(value)} is not of type {wanted}"))
         # The check itself is folded into the node's type dispatch table.
-        return _Keyword(kinds, -1, _true, collect)
+        return Keyword(kinds, -1, always_valid, collect)
 
     def kw_enum(self, node, schema, base, where):
         options = schema["enum"]
@@ -46,7 +46,7 @@ class ApplicatorKeywords:
         def collect(value, path, out):
             if not check(value):
                 out.append(Violation(_pointer(path), where, f"{_show(value)} is not one of {shown}"))
-        return _Keyword(None, 0, check, collect)
+        return Keyword(None, 0, check, collect)
 
     def kw_const(self, node, schema, base, where):
         expected = schema["const"]
@@ -55,7 +55,7 @@ class ApplicatorKeywords:
         def collect(value, path, out):
             if not check(value):
                 out.append(Violation(_pointer(path), where, f"{_show(expected)} was expected, not {_show(value)}"))
-        return _Keyword(None, 0, check, collect)
+        return Keyword(None, 0, check, collect)
 
     @staticmethod
     def equality(options):
@@ -88,7 +88,7 @@ class ApplicatorKeywords:
         target = self.node(self.resolve(ref, base, where))
         node.inplace.append(target)
         check, collect, annotate = self.enter(target, base)
-        return _Keyword(None, 2, check, collect, lambda value, props, items: annotate(value, props, items))
+        return Keyword(None, 2, check, collect, lambda value, props, items: annotate(value, props, items))
 
     def kw_allOf(self, node, schema, base, where):
         subs = self.subschema_list(node, schema, "allOf", where, base, inplace=True)
@@ -97,7 +97,7 @@ class ApplicatorKeywords:
         def collect(value, path, out):
             for step in collectors:
                 step(value, path, out)
-        return _Keyword(None, 2, _conjoin([s.checker() for s in subs]), collect, _annotate_each(subs))
+        return Keyword(None, 2, conjoin([s.checker() for s in subs]), collect, _annotate_each(subs))
 
     def kw_anyOf(self, node, schema, base, where):
         subs = self.subschema_list(node, schema, "anyOf", where, base, inplace=True)
@@ -114,7 +114,7 @@ class ApplicatorKeywords:
             if not check(value):
                 out.append(Violation(_pointer(path), where, f"{_show(value)} does not match any of the schemas "
                                      f"in anyOf{_closest(collectors, value, path)}"))
-        return _Keyword(None, 2, check, collect, _annotate_each(subs))
+        return Keyword(None, 2, check, collect, _annotate_each(subs))
 
     def kw_oneOf(self, node, schema, base, where):
         subs = self.subschema_list(node, schema, "oneOf", where, base, inplace=True)
@@ -138,7 +138,7 @@ class ApplicatorKeywords:
             elif len(matches) > 1:
                 out.append(Violation(_pointer(path), where, f"{_show(value)} matches more than one schema in oneOf "
                                      f"(#{matches[0]} and #{matches[1]})"))
-        return _Keyword(None, 2, check, collect, _annotate_each(subs))
+        return Keyword(None, 2, check, collect, _annotate_each(subs))
 
     def kw_not(self, node, schema, base, where):
         sub = self.subschema(node, schema, "not", where, base, inplace=True)
@@ -150,7 +150,7 @@ class ApplicatorKeywords:
         def collect(value, path, out):
             if inner(value):
                 out.append(Violation(_pointer(path), where, f"{_show(value)} must not match the schema in 'not'"))
-        return _Keyword(None, 2, check, collect)
+        return Keyword(None, 2, check, collect)
 
     def kw_if(self, node, schema, base, where):
         test = self.subschema(node, schema, "if", where, base, inplace=True)
@@ -162,7 +162,7 @@ class ApplicatorKeywords:
                 sub = self.subschema(node, schema, name, f"{parent}/{name}", base, inplace=True)
                 branches.append((sub.checker(), sub.collector(), sub.annotate))
             else:
-                branches.append((_true, _collect_nothing, _no_annotations))
+                branches.append((always_valid, collect_nothing, _no_annotations))
         (then_check, then_collect, then_annotate), (else_check, else_collect, else_annotate) = branches
 
         def annotate(value, props, items):
@@ -170,15 +170,15 @@ class ApplicatorKeywords:
                 then_annotate(value, props, items)
             else:
                 else_annotate(value, props, items)
-        if then_check is _true and else_check is _true:
-            return _Keyword(None, 2, _true, _collect_nothing, annotate)  # annotations only
+        if then_check is always_valid and else_check is always_valid:
+            return Keyword(None, 2, always_valid, collect_nothing, annotate)  # annotations only
 
         def check(value):
             return then_check(value) if condition(value) else else_check(value)
 
         def collect(value, path, out):
             (then_collect if condition(value) else else_collect)(value, path, out)
-        return _Keyword(None, 2, check, collect, annotate)
+        return Keyword(None, 2, check, collect, annotate)
 
 
 def _no_annotations(value, props, items) -> bool:

@@ -1,4 +1,4 @@
-"""The compiler: one schema document into :class:`~.nodes._Node` closures.
+"""The compiler: one schema document into :class:`~.nodes.Node` closures.
 
 Every ``$id``/``$anchor`` is indexed first (:mod:`.refs`), then the document
 is compiled from the root, each location once (keyed by its pointer).
@@ -16,7 +16,7 @@ from .applicators import ApplicatorKeywords
 from .arrays import ArrayKeywords
 from .instances import _JSON_TYPES, _NUMBER, _base_type, _escape, _json_type_name, _NoneType, _pointer, _show
 from .limits import LimitKeywords
-from .nodes import _collect_nothing, _conjoin, _false, _Keyword, _Node, _true
+from .nodes import Keyword, Node, always_valid, collect_nothing, conjoin, never_valid
 from .objects import ObjectKeywords
 from .refs import _ANCHOR, ReferenceIndex
 from .report import SchemaError, Violation
@@ -26,7 +26,7 @@ from .vocabularies import dialect_of, did_you_mean, standard
 
 class _Compiler(ReferenceIndex, ApplicatorKeywords, LimitKeywords, StringKeywords, ArrayKeywords,
                 ObjectKeywords):
-    """Turns one schema document into _Nodes: index every $id/$anchor first,
+    """Turns one schema document into Nodes: index every $id/$anchor first,
     then compile from the root, each location once (keyed by its pointer)."""
 
     def __init__(self, schema, source, *, registry=None, uri: str = "", formats: bool = False,
@@ -48,7 +48,7 @@ class _Compiler(ReferenceIndex, ApplicatorKeywords, LimitKeywords, StringKeyword
         self.references: list[tuple[str, str]] = []         # every ($ref, base) seen, for preloading
         self.dynamic = False                                # is $dynamicRef anywhere?
         self.scope = None                                   # the dynamic scope, if dynamic
-        self.nodes: dict[str, _Node] = {}
+        self.nodes: dict[str, Node] = {}
         self._on_path: set[int] = set()
 
     def dialect(self, uri: str, where: str):
@@ -103,7 +103,7 @@ class _Compiler(ReferenceIndex, ApplicatorKeywords, LimitKeywords, StringKeyword
 
     # -- compiling -------------------------------------------------------------
 
-    def compile(self) -> _Node:
+    def compile(self) -> Node:
         self.resources[self.uri] = ""  # the document itself, by its retrieval URI ("" if none)
         self.index(self.schema, "", self.uri)
         self.load_referenced()
@@ -114,29 +114,29 @@ class _Compiler(ReferenceIndex, ApplicatorKeywords, LimitKeywords, StringKeyword
         self.reject_cycles()
         return root
 
-    def node(self, pointer: str) -> _Node:
+    def node(self, pointer: str) -> Node:
         node = self.nodes.get(pointer)
         if node is None:
-            node = self.nodes[pointer] = _Node(pointer)
+            node = self.nodes[pointer] = Node(pointer)
             schema, base = self.located[pointer]
             self.build(node, schema, base)
         return node
 
-    def child(self, schema, pointer: str, base: str) -> _Node:
+    def child(self, schema, pointer: str, base: str) -> Node:
         if pointer not in self.located:
             self.index(schema, pointer, base)
         return self.node(pointer)
 
-    def build(self, node: _Node, schema, base: str) -> None:
+    def build(self, node: Node, schema, base: str) -> None:
         pointer = node.pointer
         if schema is True:
-            node.check, node.collect = _true, _collect_nothing
+            node.check, node.collect = always_valid, collect_nothing
             return
         if schema is False:
             def collect_false(value, path, out):
                 out.append(Violation(_pointer(path), pointer,
                                      f"{_show(value)} is not allowed here (the schema is false)"))
-            node.check, node.collect = _false, collect_false
+            node.check, node.collect = never_valid, collect_false
             return
         if not isinstance(schema, dict):
             raise self.fail(pointer, f"a schema must be an object or a boolean, not {_json_type_name(schema)}")
@@ -149,7 +149,7 @@ class _Compiler(ReferenceIndex, ApplicatorKeywords, LimitKeywords, StringKeyword
 
         dialect = self.dialects.get(base, self.default_dialect)
         active = dialect.active
-        keywords: list[_Keyword] = []
+        keywords: list[Keyword] = []
         allowed = None
         for keyword in schema:
             method = _KEYWORDS.get(keyword)
@@ -189,8 +189,8 @@ class _Compiler(ReferenceIndex, ApplicatorKeywords, LimitKeywords, StringKeyword
                 if kind is float and integer_floats:
                     checks.insert(0, float.is_integer)
                 else:
-                    checks = [_false]
-            table[kind] = _conjoin(checks)
+                    checks = [never_valid]
+            table[kind] = conjoin(checks)
         first = table[str]
         if all(check is first for check in table.values()):
             return first  # no type-specific keywords: skip the dispatch
@@ -205,9 +205,9 @@ class _Compiler(ReferenceIndex, ApplicatorKeywords, LimitKeywords, StringKeyword
 
     @staticmethod
     def assemble_collect(keywords):
-        steps = tuple((k.kinds, k.collect) for k in keywords if k.collect is not _collect_nothing)
+        steps = tuple((k.kinds, k.collect) for k in keywords if k.collect is not collect_nothing)
         if not steps:
-            return _collect_nothing
+            return collect_nothing
 
         def collect(value, path, out):
             kind = type(value)
@@ -263,7 +263,7 @@ class _Compiler(ReferenceIndex, ApplicatorKeywords, LimitKeywords, StringKeyword
             raise self.fail(where, f"{keyword} must be a number, not {_show(value)}")
         return value
 
-    def subschema(self, node, schema, keyword, where, base, *, inplace=False) -> _Node:
+    def subschema(self, node, schema, keyword, where, base, *, inplace=False) -> Node:
         value = schema[keyword]
         if not isinstance(value, (dict, bool)):
             raise self.fail(where, f"{keyword} must be a schema (an object or a boolean), not {_show(value)}")
@@ -272,7 +272,7 @@ class _Compiler(ReferenceIndex, ApplicatorKeywords, LimitKeywords, StringKeyword
             node.inplace.append(sub)
         return sub
 
-    def subschema_list(self, node, schema, keyword, where, base, *, inplace=False) -> list[_Node]:
+    def subschema_list(self, node, schema, keyword, where, base, *, inplace=False) -> list[Node]:
         value = schema[keyword]
         if not isinstance(value, list) or not value:
             raise self.fail(where, f"{keyword} must be a non-empty array of schemas")
@@ -285,7 +285,7 @@ class _Compiler(ReferenceIndex, ApplicatorKeywords, LimitKeywords, StringKeyword
             node.inplace.extend(subs)
         return subs
 
-    def subschema_map(self, node, schema, keyword, where, base, *, inplace=False) -> dict[str, _Node]:
+    def subschema_map(self, node, schema, keyword, where, base, *, inplace=False) -> dict[str, Node]:
         value = schema[keyword]
         if not isinstance(value, dict):
             raise self.fail(where, f"{keyword} must be an object whose values are schemas")

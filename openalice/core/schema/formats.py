@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from .instances import _pointer, _show
-from .nodes import _STR, _Keyword
+from .nodes import STRINGS, Keyword
 from .report import Violation
 
 _DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})\Z")
@@ -219,4 +219,4 @@ def format_keyword(self, node, schema, base, where):
     def collect(value, path, out):
         if not check(value):
             out.append(Violation(_pointer(path), where, f"{_show(value)} is not a valid {name}"))
-    return _Keyword(_STR, 1, check, collect)
+    return Keyword(STRINGS, 1, check, collect)

@@ -5,7 +5,7 @@ and ``additionalProperties``, ``propertyNames``, ``dependentRequired`` and
 from __future__ import annotations
 
 from .instances import _MISSING, _escape, _pointer, _show
-from .nodes import _OBJ, _collect_nothing, _false, _Keyword, _true
+from .nodes import OBJECTS, Keyword, always_valid, collect_nothing, never_valid
 from .report import Violation
 
 
@@ -29,7 +29,7 @@ class ObjectKeywords:
             for name in ordered:
                 if name not in value:
                     out.append(Violation(_pointer(path), where, f"{_show(name)} is a required property"))
-        return _Keyword(_OBJ, 0, check, collect)
+        return Keyword(OBJECTS, 0, check, collect)
 
     def kw_properties(self, node, schema, base, where):
         """properties, patternProperties and additionalProperties, evaluated together."""
@@ -64,10 +64,10 @@ class ObjectKeywords:
             for name in value:
                 if name in checks or any(search(name) is not None for search in searches):
                     props.add(name)
-        if extra is _true and not pattern_checks:
+        if extra is always_valid and not pattern_checks:
             extra = None  # additionalProperties: true changes nothing (but evaluates every property)
         if not checks and not pattern_checks and extra is None:
-            return _Keyword(_OBJ, 2, _true, _collect_nothing, annotate)  # annotations only
+            return Keyword(OBJECTS, 2, always_valid, collect_nothing, annotate)  # annotations only
         if not pattern_checks and extra is None:
             pairs = tuple(checks.items())
             size = len(pairs)
@@ -84,7 +84,7 @@ class ObjectKeywords:
                     if item is not _MISSING and not sub(item):
                         return False
                 return True
-        elif not pattern_checks and extra is _false:
+        elif not pattern_checks and extra is never_valid:
             def check(value):
                 for name, item in value.items():
                     sub = lookup(name)
@@ -114,7 +114,7 @@ class ObjectKeywords:
                         return False
                 return True
 
-        extra_is_false = extra is _false
+        extra_is_false = extra is never_valid
 
         def collect(value, path, out):
             for name, item in value.items():
@@ -133,12 +133,12 @@ class ObjectKeywords:
                                              f"unexpected property {_show(name)}"))
                     else:
                         extra_collect(item, path + (name,), out)
-        return _Keyword(_OBJ, 2, check, collect, annotate)
+        return Keyword(OBJECTS, 2, check, collect, annotate)
 
     def kw_propertyNames(self, node, schema, base, where):
         sub = self.subschema(node, schema, "propertyNames", where, base)
         inner, step = sub.checker(), sub.collector()
-        if inner is _true:
+        if inner is always_valid:
             return None
 
         def check(value):
@@ -154,7 +154,7 @@ class ObjectKeywords:
                 step(name, (), found)
                 for violation in found:
                     out.append(Violation(here, violation.keyword_path, f"property name {violation.message}"))
-        return _Keyword(_OBJ, 2, check, collect)
+        return Keyword(OBJECTS, 2, check, collect)
 
     def kw_dependentRequired(self, node, schema, base, where):
         rules = schema["dependentRequired"]
@@ -178,7 +178,7 @@ class ObjectKeywords:
                         if need not in value:
                             out.append(Violation(_pointer(path), f"{where}/{_escape(name)}",
                                                  f"{_show(need)} is required when {_show(name)} is present"))
-        return _Keyword(_OBJ, 0, check, collect)
+        return Keyword(OBJECTS, 0, check, collect)
 
     def kw_dependentSchemas(self, node, schema, base, where):
         subs = self.subschema_map(node, schema, "dependentSchemas", where, base, inplace=True)
@@ -201,4 +201,4 @@ class ObjectKeywords:
                 for name, sub in annotators:
                     if name in value:
                         sub(value, props, items)
-        return _Keyword(_OBJ, 2, check, collect, annotate)
+        return Keyword(OBJECTS, 2, check, collect, annotate)

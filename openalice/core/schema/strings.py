@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .instances import _pointer, _show
-from .nodes import _STR, _Keyword
+from .nodes import STRINGS, Keyword
 from .report import Violation
 
 
@@ -22,4 +22,4 @@ class StringKeywords:
         def collect(value, path, out):
             if search(value) is None:
                 out.append(Violation(_pointer(path), where, f"{_show(value)} does not match '{source}'"))
-        return _Keyword(_STR, 1, check, collect)
+        return Keyword(STRINGS, 1, check, collect)
