@@ -18,7 +18,7 @@ as before.
 
 from __future__ import annotations
 
-from .instances import _pointer, _show
+from .instances import json_pointer, show
 from .nodes import ARRAYS, OBJECTS, Keyword, never_valid
 from .report import Violation
 
@@ -79,7 +79,7 @@ def unevaluated_properties(self, node, schema, base, where):
             if name in seen:
                 continue
             if inner is never_valid:
-                out.append(Violation(_pointer(path + (name,)), where, f"unevaluated property {_show(name)}"))
+                out.append(Violation(json_pointer(path + (name,)), where, f"unevaluated property {show(name)}"))
             else:
                 step(item, path + (name,), out)
 
@@ -110,7 +110,7 @@ def unevaluated_items(self, node, schema, base, where):
             if position in seen:
                 continue
             if inner is never_valid:
-                out.append(Violation(_pointer(path + (position,)), where, f"unevaluated item at index {position}"))
+                out.append(Violation(json_pointer(path + (position,)), where, f"unevaluated item at index {position}"))
             else:
                 step(item, path + (position,), out)
 

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from .instances import _JSON_TYPES, _NUMBER, _TYPE_NAMES, _base_type, _freeze, _NoneType, _pointer, _show
+from .instances import JSON_TYPES, NUMBER_TYPES, TYPES_BY_NAME, NoneType, base_type, freeze, json_pointer, show
 from .nodes import Keyword, always_valid, collect_nothing, conjoin
 from .report import Violation, _closest
 
@@ -17,35 +17,35 @@ class ApplicatorKeywords:
         declared = schema["type"]
         names = [declared] if isinstance(declared, str) else declared
         if (not isinstance(names, list) or not names or len(set(map(str, names))) != len(names)
-                or any(not isinstance(n, str) or n not in _TYPE_NAMES for n in names)):
-            raise self.fail(where, f"type must be one of {', '.join(_TYPE_NAMES)} or a list of them, "
-                                   f"not {_show(declared)}")
-        kinds = tuple({k: None for n in names for k in _TYPE_NAMES[n]})
+                or any(not isinstance(n, str) or n not in TYPES_BY_NAME for n in names)):
+            raise self.fail(where, f"type must be one of {', '.join(TYPES_BY_NAME)} or a list of them, "
+                                   f"not {show(declared)}")
+        kinds = tuple({k: None for n in names for k in TYPES_BY_NAME[n]})
         integer_floats = "integer" in names and "number" not in names
         wanted = ", ".join(repr(n) for n in names)
 
         def ok(value):
             kind = type(value)
-            if kind not in _JSON_TYPES:
-                kind = _base_type(value)
+            if kind not in JSON_TYPES:
+                kind = base_type(value)
             return kind in kinds or (integer_floats and kind is float and value.is_integer())
 
         def collect(value, path, out):
             if not ok(value):
-                out.append(Violation(_pointer(path), where, f"{_show(value)} is not of type {wanted}"))
+                out.append(Violation(json_pointer(path), where, f"{show(value)} is not of type {wanted}"))
         # The check itself is folded into the node's type dispatch table.
         return Keyword(kinds, -1, always_valid, collect)
 
     def kw_enum(self, node, schema, base, where):
         options = schema["enum"]
         if not isinstance(options, list):
-            raise self.fail(where, f"enum must be an array, not {_show(options)}")
+            raise self.fail(where, f"enum must be an array, not {show(options)}")
         check = self.equality(options)
-        shown = "[" + ", ".join(_show(o, 1) for o in options[:12]) + (", ...]" if len(options) > 12 else "]")
+        shown = "[" + ", ".join(show(o, 1) for o in options[:12]) + (", ...]" if len(options) > 12 else "]")
 
         def collect(value, path, out):
             if not check(value):
-                out.append(Violation(_pointer(path), where, f"{_show(value)} is not one of {shown}"))
+                out.append(Violation(json_pointer(path), where, f"{show(value)} is not one of {shown}"))
         return Keyword(None, 0, check, collect)
 
     def kw_const(self, node, schema, base, where):
@@ -54,17 +54,17 @@ class ApplicatorKeywords:
 
         def collect(value, path, out):
             if not check(value):
-                out.append(Violation(_pointer(path), where, f"{_show(expected)} was expected, not {_show(value)}"))
+                out.append(Violation(json_pointer(path), where, f"{show(expected)} was expected, not {show(value)}"))
         return Keyword(None, 0, check, collect)
 
     @staticmethod
     def equality(options):
         """A check for membership in *options* under JSON equality."""
         strings = frozenset(o for o in options if type(o) is str)
-        numbers = frozenset(o for o in options if type(o) in _NUMBER)
+        numbers = frozenset(o for o in options if type(o) in NUMBER_TYPES)
         booleans = frozenset(o for o in options if type(o) is bool)
         has_null = any(o is None for o in options)
-        others = frozenset(_freeze(o) for o in options if type(o) not in (str, int, float, bool, _NoneType))
+        others = frozenset(freeze(o) for o in options if type(o) not in (str, int, float, bool, NoneType))
 
         def check(value):
             kind = type(value)
@@ -76,15 +76,15 @@ class ApplicatorKeywords:
                 return value in booleans
             if value is None:
                 return has_null
-            if kind not in _JSON_TYPES:
-                return check(_base_type(value)(value))
-            return bool(others) and _freeze(value) in others
+            if kind not in JSON_TYPES:
+                return check(base_type(value)(value))
+            return bool(others) and freeze(value) in others
         return check
 
     def kw_ref(self, node, schema, base, where):
         ref = schema["$ref"]
         if not isinstance(ref, str):
-            raise self.fail(where, f"$ref must be a string, not {_show(ref)}")
+            raise self.fail(where, f"$ref must be a string, not {show(ref)}")
         target = self.node(self.resolve(ref, base, where))
         node.inplace.append(target)
         check, collect, annotate = self.enter(target, base)
@@ -112,7 +112,7 @@ class ApplicatorKeywords:
 
         def collect(value, path, out):
             if not check(value):
-                out.append(Violation(_pointer(path), where, f"{_show(value)} does not match any of the schemas "
+                out.append(Violation(json_pointer(path), where, f"{show(value)} does not match any of the schemas "
                                      f"in anyOf{_closest(collectors, value, path)}"))
         return Keyword(None, 2, check, collect, _annotate_each(subs))
 
@@ -133,10 +133,10 @@ class ApplicatorKeywords:
         def collect(value, path, out):
             matches = [i for i, sub in enumerate(checks) if sub(value)]
             if not matches:
-                out.append(Violation(_pointer(path), where, f"{_show(value)} does not match any of the schemas "
+                out.append(Violation(json_pointer(path), where, f"{show(value)} does not match any of the schemas "
                                      f"in oneOf{_closest(collectors, value, path)}"))
             elif len(matches) > 1:
-                out.append(Violation(_pointer(path), where, f"{_show(value)} matches more than one schema in oneOf "
+                out.append(Violation(json_pointer(path), where, f"{show(value)} matches more than one schema in oneOf "
                                      f"(#{matches[0]} and #{matches[1]})"))
         return Keyword(None, 2, check, collect, _annotate_each(subs))
 
@@ -149,7 +149,7 @@ class ApplicatorKeywords:
 
         def collect(value, path, out):
             if inner(value):
-                out.append(Violation(_pointer(path), where, f"{_show(value)} must not match the schema in 'not'"))
+                out.append(Violation(json_pointer(path), where, f"{show(value)} must not match the schema in 'not'"))
         return Keyword(None, 2, check, collect)
 
     def kw_if(self, node, schema, base, where):

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from .instances import _freeze, _pointer, _show
+from .instances import freeze, json_pointer, show
 from .nodes import ARRAYS, Keyword, always_valid, collect_nothing, never_valid
 from .report import Violation
 
@@ -14,19 +14,19 @@ class ArrayKeywords:
     def kw_uniqueItems(self, node, schema, base, where):
         flag = schema["uniqueItems"]
         if not isinstance(flag, bool):
-            raise self.fail(where, f"uniqueItems must be a boolean, not {_show(flag)}")
+            raise self.fail(where, f"uniqueItems must be a boolean, not {show(flag)}")
         if not flag:
             return None
 
         def check(value):
-            return len(value) < 2 or len(set(map(_freeze, value))) == len(value)
+            return len(value) < 2 or len(set(map(freeze, value))) == len(value)
 
         def collect(value, path, out):
             seen: dict = {}
             for position, item in enumerate(value):
-                key = _freeze(item)
+                key = freeze(item)
                 if key in seen:
-                    out.append(Violation(_pointer(path), where,
+                    out.append(Violation(json_pointer(path), where,
                                          f"array items {seen[key]} and {position} are equal (items must be unique)"))
                     return
                 seen[key] = position
@@ -70,7 +70,7 @@ class ArrayKeywords:
         if inner is never_valid:
             def collect_extra(value, path, out):
                 for position in range(skip, len(value)):
-                    out.append(Violation(_pointer(path + (position,)), where,
+                    out.append(Violation(json_pointer(path + (position,)), where,
                                          f"unexpected item at index {position} (at most {skip} item(s) allowed)"))
             return Keyword(ARRAYS, 0, lambda value: len(value) <= skip, collect_extra, annotate)
         step = sub.collector()
@@ -127,12 +127,12 @@ class ArrayKeywords:
             found = sum(1 for item in value if inner(item))
             if found < low:
                 if "minContains" in schema:
-                    out.append(Violation(_pointer(path), parent + "/minContains",
+                    out.append(Violation(json_pointer(path), parent + "/minContains",
                                          f"array has {found} item(s) matching 'contains', "
                                          f"fewer than minContains {low}"))
                 else:
-                    out.append(Violation(_pointer(path), where, f"{_show(value)} has no item matching 'contains'"))
+                    out.append(Violation(json_pointer(path), where, f"{show(value)} has no item matching 'contains'"))
             elif high is not None and found > high:
-                out.append(Violation(_pointer(path), parent + "/maxContains",
+                out.append(Violation(json_pointer(path), parent + "/maxContains",
                                      f"array has {found} item(s) matching 'contains', more than maxContains {high}"))
         return Keyword(ARRAYS, 2, check, collect, annotate)

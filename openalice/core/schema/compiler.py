@@ -14,7 +14,7 @@ import re
 from ..ecma_regex import compile_pattern
 from .applicators import ApplicatorKeywords
 from .arrays import ArrayKeywords
-from .instances import _JSON_TYPES, _NUMBER, _base_type, _escape, _json_type_name, _NoneType, _pointer, _show
+from .instances import JSON_TYPES, NUMBER_TYPES, NoneType, base_type, escape_token, json_pointer, json_type_name, show
 from .limits import LimitKeywords
 from .nodes import Keyword, Node, always_valid, collect_nothing, conjoin, never_valid
 from .objects import ObjectKeywords
@@ -134,18 +134,18 @@ class _Compiler(ReferenceIndex, ApplicatorKeywords, LimitKeywords, StringKeyword
             return
         if schema is False:
             def collect_false(value, path, out):
-                out.append(Violation(_pointer(path), pointer,
-                                     f"{_show(value)} is not allowed here (the schema is false)"))
+                out.append(Violation(json_pointer(path), pointer,
+                                     f"{show(value)} is not allowed here (the schema is false)"))
             node.check, node.collect = never_valid, collect_false
             return
         if not isinstance(schema, dict):
-            raise self.fail(pointer, f"a schema must be an object or a boolean, not {_json_type_name(schema)}")
+            raise self.fail(pointer, f"a schema must be an object or a boolean, not {json_type_name(schema)}")
         if "$id" in schema and not isinstance(schema["$id"], str):
             raise self.fail(pointer + "/$id", "$id must be a string")
         for name in ("$anchor", "$dynamicAnchor"):
             anchor = schema.get(name)
             if anchor is not None and not (isinstance(anchor, str) and re.fullmatch(_ANCHOR, anchor)):
-                raise self.fail(f"{pointer}/{name}", f"{name} must be a plain name, not {_show(anchor)}")
+                raise self.fail(f"{pointer}/{name}", f"{name} must be a plain name, not {show(anchor)}")
 
         dialect = self.dialects.get(base, self.default_dialect)
         active = dialect.active
@@ -155,12 +155,12 @@ class _Compiler(ReferenceIndex, ApplicatorKeywords, LimitKeywords, StringKeyword
             method = _KEYWORDS.get(keyword)
             if method is None or keyword not in active:
                 if dialect.refuses(keyword):
-                    raise self.fail(f"{pointer}/{_escape(keyword)}", f"unknown keyword {keyword!r}: no vocabulary "
+                    raise self.fail(f"{pointer}/{escape_token(keyword)}", f"unknown keyword {keyword!r}: no vocabulary "
                                     f"of the dialect defines it{did_you_mean(keyword)}")
                 continue  # annotations, keywords of vocabularies the dialect leaves out
             if keyword == "format" and not dialect.formats:
                 continue
-            compiled = method(self, node, schema, base, f"{pointer}/{_escape(keyword)}")
+            compiled = method(self, node, schema, base, f"{pointer}/{escape_token(keyword)}")
             if compiled is None:
                 continue
             if keyword == "type":
@@ -183,7 +183,7 @@ class _Compiler(ReferenceIndex, ApplicatorKeywords, LimitKeywords, StringKeyword
         ordered = sorted(keywords, key=lambda k: k.cost)
         integer_floats = allowed is not None and int in allowed and float not in allowed
         table = {}
-        for kind in (str, int, float, bool, _NoneType, list, dict):
+        for kind in (str, int, float, bool, NoneType, list, dict):
             checks = [k.check for k in ordered if k.kinds is None or kind in k.kinds]
             if allowed is not None and kind not in allowed:
                 if kind is float and integer_floats:
@@ -197,7 +197,7 @@ class _Compiler(ReferenceIndex, ApplicatorKeywords, LimitKeywords, StringKeyword
         lookup = table.get
 
         def fallback(value):
-            return table[_base_type(value)](value)
+            return table[base_type(value)](value)
 
         def check(value):
             return lookup(type(value), fallback)(value)
@@ -211,8 +211,8 @@ class _Compiler(ReferenceIndex, ApplicatorKeywords, LimitKeywords, StringKeyword
 
         def collect(value, path, out):
             kind = type(value)
-            if kind not in _JSON_TYPES:
-                kind = _base_type(value)
+            if kind not in JSON_TYPES:
+                kind = base_type(value)
             for kinds, step in steps:
                 if kinds is None or kind in kinds:
                     step(value, path, out)
@@ -254,19 +254,19 @@ class _Compiler(ReferenceIndex, ApplicatorKeywords, LimitKeywords, StringKeyword
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         if type(value) is not int or value < 0:
-            raise self.fail(where, f"{keyword} must be a non-negative integer, not {_show(value)}")
+            raise self.fail(where, f"{keyword} must be a non-negative integer, not {show(value)}")
         return value
 
     def number(self, schema, keyword, where):
         value = schema[keyword]
-        if type(value) not in _NUMBER:
-            raise self.fail(where, f"{keyword} must be a number, not {_show(value)}")
+        if type(value) not in NUMBER_TYPES:
+            raise self.fail(where, f"{keyword} must be a number, not {show(value)}")
         return value
 
     def subschema(self, node, schema, keyword, where, base, *, inplace=False) -> Node:
         value = schema[keyword]
         if not isinstance(value, (dict, bool)):
-            raise self.fail(where, f"{keyword} must be a schema (an object or a boolean), not {_show(value)}")
+            raise self.fail(where, f"{keyword} must be a schema (an object or a boolean), not {show(value)}")
         sub = self.child(value, where, base)
         if inplace:
             node.inplace.append(sub)
@@ -279,7 +279,7 @@ class _Compiler(ReferenceIndex, ApplicatorKeywords, LimitKeywords, StringKeyword
         subs = []
         for position, member in enumerate(value):
             if not isinstance(member, (dict, bool)):
-                raise self.fail(f"{where}/{position}", f"{keyword} entries must be schemas, not {_show(member)}")
+                raise self.fail(f"{where}/{position}", f"{keyword} entries must be schemas, not {show(member)}")
             subs.append(self.child(member, f"{where}/{position}", base))
         if inplace:
             node.inplace.extend(subs)
@@ -292,8 +292,8 @@ class _Compiler(ReferenceIndex, ApplicatorKeywords, LimitKeywords, StringKeyword
         subs = {}
         for name, member in value.items():
             if not isinstance(member, (dict, bool)):
-                raise self.fail(f"{where}/{_escape(name)}", f"{keyword} values must be schemas, not {_show(member)}")
-            subs[name] = self.child(member, f"{where}/{_escape(name)}", base)
+                raise self.fail(f"{where}/{escape_token(name)}", f"{keyword} values must be schemas, not {show(member)}")
+            subs[name] = self.child(member, f"{where}/{escape_token(name)}", base)
         if inplace:
             node.inplace.extend(subs.values())
         return subs

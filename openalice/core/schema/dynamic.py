@@ -14,7 +14,7 @@ to the same closures as before and pay nothing.
 
 from __future__ import annotations
 
-from .instances import _show
+from .instances import show
 from .nodes import Keyword
 
 _SCOPE_CLASS = None
@@ -65,7 +65,7 @@ def dynamic_ref(self, node, schema, base, where):
     """The compiled ``$dynamicRef`` of *node* (``self`` is the compiler)."""
     ref = schema["$dynamicRef"]
     if not isinstance(ref, str):
-        raise self.fail(where, f"$dynamicRef must be a string, not {_show(ref)}")
+        raise self.fail(where, f"$dynamicRef must be a string, not {show(ref)}")
     pointer = self.resolve(ref, base, where)
     target = self.node(pointer)
     node.inplace.append(target)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from .instances import _pointer, _show
+from .instances import json_pointer, show
 from .nodes import STRINGS, Keyword
 from .report import Violation
 
@@ -211,12 +211,12 @@ def format_keyword(self, node, schema, base, where):
     """The compiled asserting ``format`` (``self`` is the compiler)."""
     name = schema["format"]
     if not isinstance(name, str):
-        raise self.fail(where, f"format must be a string, not {_show(name)}")
+        raise self.fail(where, f"format must be a string, not {show(name)}")
     check = _checkers().get(name)
     if check is None:
         return None  # an unknown format asserts nothing
 
     def collect(value, path, out):
         if not check(value):
-            out.append(Violation(_pointer(path), where, f"{_show(value)} is not a valid {name}"))
+            out.append(Violation(json_pointer(path), where, f"{show(value)} is not a valid {name}"))
     return Keyword(STRINGS, 1, check, collect)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import operator
 from functools import partial
 
-from .instances import _pointer, _show
+from .instances import json_pointer, show
 from .nodes import ARRAYS, NUMBERS, OBJECTS, STRINGS, Keyword
 from .report import Violation
 
@@ -31,7 +31,7 @@ def _size_limit(keyword: str, kinds: tuple, at_least: bool, describe):
         def collect(value, path, out):
             size = len(value)
             if (size < limit) if at_least else (size > limit):
-                out.append(Violation(_pointer(path), where, describe(value, size, limit)))
+                out.append(Violation(json_pointer(path), where, describe(value, size, limit)))
         return Keyword(kinds, 0, check, collect)
     method.__name__ = method.__qualname__ = f"kw_{keyword}"
     return method
@@ -47,7 +47,7 @@ def _bound(keyword: str, limit_holds, relation: str):
 
         def collect(value, path, out):
             if not check(value):
-                out.append(Violation(_pointer(path), where, f"{_show(value)} is {relation} {_show(limit)}"))
+                out.append(Violation(json_pointer(path), where, f"{show(value)} is {relation} {show(limit)}"))
         return Keyword(NUMBERS, 0, check, collect)
     method.__name__ = method.__qualname__ = f"kw_{keyword}"
     return method
@@ -57,9 +57,9 @@ class LimitKeywords:
     __slots__ = ()
 
     kw_minLength = _size_limit("minLength", STRINGS, True, lambda value, size, limit:
-                               f"{_show(value)} is shorter than {limit} character(s)")
+                               f"{show(value)} is shorter than {limit} character(s)")
     kw_maxLength = _size_limit("maxLength", STRINGS, False, lambda value, size, limit:
-                               f"{_show(value)} is longer than {limit} character(s)")
+                               f"{show(value)} is longer than {limit} character(s)")
     kw_minItems = _size_limit("minItems", ARRAYS, True, lambda value, size, limit:
                               f"array has {size} item(s), fewer than the minimum of {limit}")
     kw_maxItems = _size_limit("maxItems", ARRAYS, False, lambda value, size, limit:
@@ -78,7 +78,7 @@ class LimitKeywords:
     def kw_multipleOf(self, node, schema, base, where):
         divisor = self.number(schema, "multipleOf", where)
         if divisor <= 0:
-            raise self.fail(where, f"multipleOf must be greater than 0, not {_show(divisor)}")
+            raise self.fail(where, f"multipleOf must be greater than 0, not {show(divisor)}")
         if isinstance(divisor, float) and divisor.is_integer() and abs(divisor) < 2 ** 63:
             divisor = int(divisor)
         exact = _decimal_fraction(divisor)
@@ -90,7 +90,7 @@ class LimitKeywords:
 
         def collect(value, path, out):
             if not check(value):
-                out.append(Violation(_pointer(path), where, f"{_show(value)} is not a multiple of {_show(divisor)}"))
+                out.append(Violation(json_pointer(path), where, f"{show(value)} is not a multiple of {show(divisor)}"))
         return Keyword(NUMBERS, 0, check, collect)
 
 

@@ -4,7 +4,7 @@ and ``additionalProperties``, ``propertyNames``, ``dependentRequired`` and
 
 from __future__ import annotations
 
-from .instances import _MISSING, _escape, _pointer, _show
+from .instances import MISSING, escape_token, json_pointer, show
 from .nodes import OBJECTS, Keyword, always_valid, collect_nothing, never_valid
 from .report import Violation
 
@@ -16,7 +16,7 @@ class ObjectKeywords:
     def kw_required(self, node, schema, base, where):
         names = schema["required"]
         if not isinstance(names, list) or any(not isinstance(n, str) for n in names):
-            raise self.fail(where, f"required must be an array of strings, not {_show(names)}")
+            raise self.fail(where, f"required must be an array of strings, not {show(names)}")
         if not names:
             return None
         wanted = frozenset(names)
@@ -28,7 +28,7 @@ class ObjectKeywords:
         def collect(value, path, out):
             for name in ordered:
                 if name not in value:
-                    out.append(Violation(_pointer(path), where, f"{_show(name)} is a required property"))
+                    out.append(Violation(json_pointer(path), where, f"{show(name)} is a required property"))
         return Keyword(OBJECTS, 0, check, collect)
 
     def kw_properties(self, node, schema, base, where):
@@ -40,7 +40,7 @@ class ObjectKeywords:
         if "patternProperties" in schema:
             for source, sub in self.subschema_map(node, schema, "patternProperties", f"{parent}/patternProperties",
                                                   base).items():
-                rx = self.pattern(source, f"{parent}/patternProperties/{_escape(source)}")
+                rx = self.pattern(source, f"{parent}/patternProperties/{escape_token(source)}")
                 patterns.append((rx.search, sub.checker(), sub.collector()))
         additional = extra_where = None
         if "additionalProperties" in schema:
@@ -80,8 +80,8 @@ class ObjectKeywords:
                             return False
                     return True
                 for name, sub in pairs:
-                    item = value.get(name, _MISSING)
-                    if item is not _MISSING and not sub(item):
+                    item = value.get(name, MISSING)
+                    if item is not MISSING and not sub(item):
                         return False
                 return True
         elif not pattern_checks and extra is never_valid:
@@ -129,8 +129,8 @@ class ObjectKeywords:
                         pattern_step(item, path + (name,), out)
                 if not matched and extra_collect is not None:
                     if extra_is_false:
-                        out.append(Violation(_pointer(path + (name,)), extra_where,
-                                             f"unexpected property {_show(name)}"))
+                        out.append(Violation(json_pointer(path + (name,)), extra_where,
+                                             f"unexpected property {show(name)}"))
                     else:
                         extra_collect(item, path + (name,), out)
         return Keyword(OBJECTS, 2, check, collect, annotate)
@@ -148,7 +148,7 @@ class ObjectKeywords:
             return True
 
         def collect(value, path, out):
-            here = _pointer(path)
+            here = json_pointer(path)
             for name in value:
                 found: list[Violation] = []
                 step(name, (), found)
@@ -176,8 +176,8 @@ class ObjectKeywords:
                 if name in value:
                     for need in needs:
                         if need not in value:
-                            out.append(Violation(_pointer(path), f"{where}/{_escape(name)}",
-                                                 f"{_show(need)} is required when {_show(name)} is present"))
+                            out.append(Violation(json_pointer(path), f"{where}/{escape_token(name)}",
+                                                 f"{show(need)} is required when {show(name)} is present"))
         return Keyword(OBJECTS, 0, check, collect)
 
     def kw_dependentSchemas(self, node, schema, base, where):

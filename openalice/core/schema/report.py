@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..errors import InvalidInput
-from .instances import _pointer
+from .instances import json_pointer
 
 
 class SchemaError(InvalidInput):
@@ -52,7 +52,7 @@ def _too_deep(instance, file) -> InvalidInput:
 def _closest(collectors, value, path) -> str:
     """A hint naming the first problem of the most plausible alternative: one
     whose ``type`` fits the value, then the one with the fewest problems."""
-    here = _pointer(path)
+    here = json_pointer(path)
     best = best_rank = None
     for step in collectors:
         found: list[Violation] = []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..errors import InvalidInput
 from .compiler import _Compiler
-from .instances import _json_type_name
+from .instances import json_type_name
 from .report import SchemaError, Violation, _too_deep
 
 
@@ -25,7 +25,7 @@ class Validator:
         self.schema = schema
         self.source = source
         if not isinstance(schema, (dict, bool)):
-            raise SchemaError(f"a schema must be a JSON object or a boolean, not {_json_type_name(schema)}",
+            raise SchemaError(f"a schema must be a JSON object or a boolean, not {json_type_name(schema)}",
                               file=source, field="/")
         try:
             root = _Compiler(schema, source, registry=registry, uri=uri, formats=format_assertion,
