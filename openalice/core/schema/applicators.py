@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .instances import JSON_TYPES, NUMBER_TYPES, TYPES_BY_NAME, NoneType, base_type, freeze, json_pointer, show
 from .nodes import Keyword, always_valid, collect_nothing, conjoin
-from .report import Violation, _closest
+from .report import Violation, closest_alternative
 
 
 class ApplicatorKeywords:
@@ -113,7 +113,7 @@ class ApplicatorKeywords:
         def collect(value, path, out):
             if not check(value):
                 out.append(Violation(json_pointer(path), where, f"{show(value)} does not match any of the schemas "
-                                     f"in anyOf{_closest(collectors, value, path)}"))
+                                     f"in anyOf{closest_alternative(collectors, value, path)}"))
         return Keyword(None, 2, check, collect, _annotate_each(subs))
 
     def kw_oneOf(self, node, schema, base, where):
@@ -134,7 +134,7 @@ class ApplicatorKeywords:
             matches = [i for i, sub in enumerate(checks) if sub(value)]
             if not matches:
                 out.append(Violation(json_pointer(path), where, f"{show(value)} does not match any of the schemas "
-                                     f"in oneOf{_closest(collectors, value, path)}"))
+                                     f"in oneOf{closest_alternative(collectors, value, path)}"))
             elif len(matches) > 1:
                 out.append(Violation(json_pointer(path), where, f"{show(value)} matches more than one schema in oneOf "
                                      f"(#{matches[0]} and #{matches[1]})"))

@@ -2,7 +2,7 @@
 
 Every ``$id``/``$anchor`` is indexed first (:mod:`.refs`), then the document
 is compiled from the root, each location once (keyed by its pointer).
-:class:`_Compiler` holds the dispatch, the per-type check tables, the
+:class:`Compiler` holds the dispatch, the per-type check tables, the
 ``$ref`` cycle refusal and the checks of keyword values; the keywords
 themselves come from the families it is composed of.
 """
@@ -18,13 +18,13 @@ from .instances import JSON_TYPES, NUMBER_TYPES, NoneType, base_type, escape_tok
 from .limits import LimitKeywords
 from .nodes import Keyword, Node, always_valid, collect_nothing, conjoin, never_valid
 from .objects import ObjectKeywords
-from .refs import _ANCHOR, ReferenceIndex
+from .refs import ANCHOR_PATTERN, ReferenceIndex
 from .report import SchemaError, Violation
 from .strings import StringKeywords
 from .vocabularies import dialect_of, did_you_mean, standard
 
 
-class _Compiler(ReferenceIndex, ApplicatorKeywords, LimitKeywords, StringKeywords, ArrayKeywords,
+class Compiler(ReferenceIndex, ApplicatorKeywords, LimitKeywords, StringKeywords, ArrayKeywords,
                 ObjectKeywords):
     """Turns one schema document into Nodes: index every $id/$anchor first,
     then compile from the root, each location once (keyed by its pointer)."""
@@ -144,7 +144,7 @@ class _Compiler(ReferenceIndex, ApplicatorKeywords, LimitKeywords, StringKeyword
             raise self.fail(pointer + "/$id", "$id must be a string")
         for name in ("$anchor", "$dynamicAnchor"):
             anchor = schema.get(name)
-            if anchor is not None and not (isinstance(anchor, str) and re.fullmatch(_ANCHOR, anchor)):
+            if anchor is not None and not (isinstance(anchor, str) and re.fullmatch(ANCHOR_PATTERN, anchor)):
                 raise self.fail(f"{pointer}/{name}", f"{name} must be a plain name, not {show(anchor)}")
 
         dialect = self.dialects.get(base, self.default_dialect)
@@ -320,8 +320,8 @@ def _grouped(keyword, leader):
     return method
 
 
-_KEYWORDS = {name[3:]: getattr(_Compiler, name) for name in dir(_Compiler) if name.startswith("kw_")}
+_KEYWORDS = {name[3:]: getattr(Compiler, name) for name in dir(Compiler) if name.startswith("kw_")}
 _KEYWORDS["$ref"] = _KEYWORDS.pop("ref")
 _KEYWORDS["$dynamicRef"] = _KEYWORDS.pop("dynamicRef")
 _PROPERTY_GROUP = ("properties", "patternProperties", "additionalProperties")
-_KEYWORDS.update({name: _grouped(_PROPERTY_GROUP, _Compiler.kw_properties) for name in _PROPERTY_GROUP})
+_KEYWORDS.update({name: _grouped(_PROPERTY_GROUP, Compiler.kw_properties) for name in _PROPERTY_GROUP})

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .instances import escape_token
 
-_ANCHOR = r"[A-Za-z_][-A-Za-z0-9._]*"
+ANCHOR_PATTERN = r"[A-Za-z_][-A-Za-z0-9._]*"
 
 
 def _has_scheme(ref: str) -> bool:
