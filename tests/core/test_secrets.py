@@ -80,7 +80,7 @@ def leftover(env_file, pid: int):
     """A temp copy of the env file as a writer killed mid-write leaves it."""
     from openalice.core import fs
 
-    path = env_file.parent / f"{fs.TEMP_PREFIX}{env_file.name}.{pid}.{fs._HOST}.deadbeef"
+    path = env_file.parent / f"{fs.TEMP_PREFIX}{env_file.name}.{pid}.{fs.temps._HOST}.deadbeef"
     path.write_text(f"API_KEY='{KEY}'\n")
     return path
 
