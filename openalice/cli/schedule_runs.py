@@ -38,7 +38,7 @@ def register(sub, common) -> None:
                           "  alice-schedule runs --workspace notes --limit 5 --json")
     p.add_argument("--issue", metavar="ISSUE", help=_ISSUE_HELP)
     p.add_argument("--workspace", metavar="PATH|ID", help="only runs of this workspace")
-    p.add_argument("--status", choices=("running", "done", "failed", "interrupted"))
+    p.add_argument("--status", metavar="STATUS", help="only runs in this status")
     p.add_argument("--limit", type=int_in_range(1, 10000), default=20, help="page size (default 20)")
     p.add_argument("--before", metavar="TASK_ID", help="the page after this run (from nextBefore)")
 
@@ -133,6 +133,8 @@ def cmd_runs(args, ctx: Context) -> int:
     from openalice.core.output import table  # lazy: verb handler
     from openalice.runs import tasks  # lazy: verb handler
 
+    if args.status is not None and args.status not in tasks.STATUSES:
+        raise UsageError(f"--status must be one of {', '.join(tasks.STATUSES)}", field="status", code="usage")
     workspace_id = issue_id = None
     if args.issue:
         from openalice.schedule.address import resolve_issue  # lazy: verb handler

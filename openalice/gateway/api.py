@@ -17,6 +17,7 @@ from typing import Any, Callable, Sequence
 
 from openalice.core.errors import AliceError
 from openalice.journal import make_filter
+from openalice.runs.tasks import STATUSES as RUN_STATUSES
 
 from . import delivery
 from .api_issues import ISSUE_ROUTES, IssueRoutes
@@ -27,9 +28,6 @@ from .params import Query, check_param, json_body, text_value
 from .runner import CliResult, CliRunner
 
 __all__ = ["Request", "Response", "Stream", "Api", "ROUTES"]
-
-ISSUE_STATUSES = ("backlog", "todo", "in_progress", "done", "canceled")
-RUN_STATUSES = ("running", "done", "failed", "interrupted")
 
 
 class Request:

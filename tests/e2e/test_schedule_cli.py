@@ -335,6 +335,17 @@ def test_runs_and_run_show_records_and_structured_output(sch):
     assert r.returncode == 2
 
 
+def test_runs_status_is_one_of_the_task_statuses(sch):
+    from openalice.runs.tasks import STATUSES
+
+    r = sch("runs", "--status", "bogus", "--json")
+    error = r.json()["error"]
+    assert r.returncode == 2 and error["code"] == "usage" and error["field"] == "status"
+    assert all(status in error["message"] for status in STATUSES)
+    for status in STATUSES:
+        assert sch("runs", "--status", status, "--json").returncode == 0
+
+
 def test_run_wait_returns_when_the_run_ends(sch):
     create(sch, "Poll", "--every", "30m")
     task_id = scan(sch)["fired"][0]["taskId"]
