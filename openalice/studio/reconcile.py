@@ -85,12 +85,14 @@ def _reconcile(ws_id: str, now: datetime, grace: float) -> dict:
         was = record["phase"]
 
         def settle(current: dict):
+            from openalice.studio.supervisor import SUPERVISOR_LOST  # lazy: the supervisor imports this module
+
             if current.get("generation") != generation:
                 return None
             if was == "stopping":
                 current.update(phase="stopped", error=None, errorCode=None)
             else:
-                current.update(phase="failed", errorCode="supervisor_lost",
+                current.update(phase="failed", errorCode=SUPERVISOR_LOST,
                                error=f"the Studio supervisor (pid {pid}) ended unexpectedly; "
                                      "its processes were stopped")
             current.update(pid=None, host=None, stoppedAt=clock.to_iso(now))

@@ -178,3 +178,11 @@ def test_operations_queue_behind_the_lease_then_give_up(monkeypatch):
     # An expiry that passes while waiting counts.
     later = iter([now, now + timedelta(seconds=120)])
     assert leases.acquire_waiting(path, "fourth", 60, now=lambda: next(later), wait=5).owner == "fourth"
+
+
+def test_the_error_codes_are_the_ones_the_record_schema_allows():
+    from openalice.core.resources import schema
+    from openalice.studio.supervisor import ERROR_CODES, OUTCOMES
+
+    assert schema("studio-state")["properties"]["errorCode"]["enum"] == [None, *ERROR_CODES]
+    assert len(set(OUTCOMES)) == len(OUTCOMES)
