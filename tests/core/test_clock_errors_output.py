@@ -101,3 +101,12 @@ def test_a_message_that_names_its_flag_is_not_prefixed_twice():
     assert str(errors.UsageError("must be 64 hex", field="--digest")) == "--digest: must be 64 hex"
     assert str(errors.InvalidInput("title must be text", file="a.md", field="title")) == \
         "a.md:title: title must be text"
+
+
+def test_one_paging_hint_for_every_before_listing():
+    more = {"runs": [{}], "hasMore": True, "nextBefore": "run-x"}
+    assert output.page_hint("alice-schedule runs", more, "runs") == "more: alice-schedule runs --before run-x"
+    assert output.page_hint("alice-schedule runs", {**more, "hasMore": False}, "runs") == ""
+    empty = {"entries": [], "hasMore": False}
+    assert output.page_hint("alice inbox list", empty, "entries") == "no entries"
+    assert output.page_hint("alice inbox list", empty, "entries", before="x") == "no entries (unknown --before id?)"

@@ -313,10 +313,12 @@ def test_runs_and_run_show_records_and_structured_output(sch):
     r = sch("runs", "--limit", "1", "--json")
     page = r.json()
     assert page["hasMore"] is True and page["nextBefore"] == ids["poll"]
+    assert f"more: alice-schedule runs --before {ids['poll']}" in sch("runs", "--limit", "1").stdout
     r = sch("runs", "--before", page["nextBefore"], "--json")
     assert [x["taskId"] for x in r.json()["runs"]] == [ids["other"]]
     r = sch("runs", "--before", "run-unknown0", "--json")
     assert r.json()["runs"] == []
+    assert sch("runs", "--before", "run-unknown0").stdout.strip() == "no runs (unknown --before id?)"
     assert "FAILURE" in sch("runs").stdout
 
     r = sch("run", ids["poll"], "--json")
