@@ -32,8 +32,10 @@ __all__ = ["to_json", "emit", "emit_error", "warn", "diagnostic", "use_color", "
 EXIT_CODES = {1: "failed", 2: "invalid", 3: "unavailable", 4: "forbidden"}
 
 
-def to_json(data: Any) -> str:
-    return json.dumps(data, indent=2, ensure_ascii=False)
+def to_json(data: Any, *, indent: int | None = 2) -> str:
+    """The one JSON printer: a ``--json`` document on stdout, and (through
+    :func:`openalice.core.fs.dump_json`) a state file.  UTF-8, not ASCII-escaped."""
+    return json.dumps(data, indent=indent, ensure_ascii=False)
 
 
 def _colour():

@@ -1,5 +1,6 @@
 import io
 import json
+import re
 from datetime import datetime, timezone
 
 import pytest
@@ -110,3 +111,16 @@ def test_one_paging_hint_for_every_before_listing():
     empty = {"entries": [], "hasMore": False}
     assert output.page_hint("alice inbox list", empty, "entries") == "no entries"
     assert output.page_hint("alice inbox list", empty, "entries", before="x") == "no entries (unknown --before id?)"
+
+
+def test_one_json_printer_for_documents_and_state_files():
+    from openalice.core import fs
+    from tests.conftest import REPO
+
+    doc = {"é": [1, None], "n": {"x": True}}
+    assert fs.dump_json(doc) == output.to_json(doc) + "\n" and "é" in output.to_json(doc)
+    assert fs.dump_json(doc, indent=None) == output.to_json(doc, indent=None) + "\n"
+    pretty = re.compile(r"json\.dumps?\((?:[^()]|\([^()]*\))*\bindent=")  # a call that indents
+    printers = sorted(str(p.relative_to(REPO)) for p in (REPO / "openalice").rglob("*.py")
+                      if pretty.search(p.read_text(encoding="utf-8")))
+    assert printers == ["openalice/core/output.py"], printers
