@@ -27,14 +27,6 @@ PACKAGE = REPO / "openalice"
 
 #: ``"importer -> module._name"`` crossings not fixed yet. The goal is an empty set.
 ALLOWLIST: set[str] = {
-    "openalice.adapters.validate -> openalice.adapters.catalog._entry",
-    "openalice.cli.adapter_secrets -> openalice.cli.adapter_verbs._adopting",
-    "openalice.cli.adapter_secrets -> openalice.cli.adapter_verbs._catalog",
-    "openalice.cli.adapter_secrets -> openalice.cli.adapter_verbs._descriptor",
-    "openalice.cli.alice_manager -> openalice.cli.alice_session._LIST_HEADERS",
-    "openalice.cli.alice_manager -> openalice.cli.alice_session._binding_cells",
-    "openalice.cli.alice_manager -> openalice.cli.alice_session._credential_args",
-    "openalice.cli.harness_source -> openalice.cli.harness_verbs._workspace_arg",
     "openalice.doctor.timers -> openalice.schedule.timers._home",
     "openalice.gateway.handler -> openalice.gateway.server._Server",
     "openalice.gateway.server -> openalice.gateway.handler._Handler",

@@ -18,7 +18,7 @@ def _workspace_arg(p) -> None:
     p.add_argument("--workspace", metavar="PATH|ID", help="the workspace (default: the one containing the cwd)")
 
 
-def _credential_args(p) -> None:
+def credential_args(p) -> None:
     cred = p.add_mutually_exclusive_group()
     cred.add_argument("--credential", metavar="SLUG", help="a vault credential")
     cred.add_argument("--native-credential", action="store_true", help="the agent's native login")
@@ -43,7 +43,7 @@ def register(sub, common) -> None:
     p.add_argument("--surface", choices=("headless", "interactive"), default="headless",
                    help="whose preferences seed the binding (default: headless)")
     p.add_argument("--agent", help="claude, codex, opencode, pi, or a catalog engine")
-    _credential_args(p)
+    credential_args(p)
     p.add_argument("--wire", metavar="SHAPE", help="request this wire shape of the credential")
     p.add_argument("--model", help="model id (free text)")
     p.add_argument("--effort", help="reasoning effort (omitted = the engine's default)")
@@ -69,7 +69,7 @@ def register(sub, common) -> None:
     p.add_argument("--new", action="store_true", help="create a new session (interactive preferences decide "
                                                       "what --agent/--credential/--model/--effort leave open)")
     p.add_argument("--agent", help="with --new: claude, codex, opencode or pi")
-    _credential_args(p)
+    credential_args(p)
     p.add_argument("--model", help="with --new: model id")
     p.add_argument("--effort", help="with --new: reasoning effort")
     p.add_argument("--name", help="with --new: display name")
@@ -89,7 +89,7 @@ def register(sub, common) -> None:
                           "  alice session replace resume-calm-amber-river-abcdef --no-effort")
     _workspace_arg(p)
     p.add_argument("resume_id", metavar="ID")
-    _credential_args(p)
+    credential_args(p)
     p.add_argument("--wire", metavar="SHAPE", help="request this wire shape of the credential")
     model = p.add_mutually_exclusive_group()
     model.add_argument("--model")
@@ -118,7 +118,7 @@ def _credential_text(b: dict) -> str:
     return cred_text
 
 
-_LIST_HEADERS = ["RESUME ID", "AGENT", "CREDENTIAL", "MODEL", "EFFORT", "BORN", "LAST LAUNCH", "NATIVE ID",
+BINDING_HEADERS = ["RESUME ID", "AGENT", "CREDENTIAL", "MODEL", "EFFORT", "BORN", "LAST LAUNCH", "NATIVE ID",
                  "NAME"]
 
 
@@ -130,7 +130,7 @@ def _launch_text(b: dict) -> str:
     return f"{launch['at']} {launch['surface']}" + (f" (exit {status})" if status is not None else " (open)")
 
 
-def _binding_cells(b: dict) -> list[str]:
+def binding_cells(b: dict) -> list[str]:
     return [b["resumeId"], b["agent"], _credential_text(b), b.get("model") or "(engine default)",
             b.get("reasoningEffort") or "(engine default)", b.get("bornOn") or "-", _launch_text(b),
             b.get("nativeSessionId") or "-", b.get("displayName") or "-"]
@@ -188,7 +188,7 @@ def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
 
     def human(d: dict) -> str:
         if d["sessions"]:
-            return table([_binding_cells(b) for b in d["sessions"]], _LIST_HEADERS)
+            return table([binding_cells(b) for b in d["sessions"]], BINDING_HEADERS)
         # "no sessions" would be wrong when a file is there but cannot be read
         return "no readable sessions" if d["problems"] else "no sessions"
 
