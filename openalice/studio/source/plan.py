@@ -16,7 +16,7 @@ from openalice.core.errors import Busy, InvalidInput, Unavailable, UsageError
 from openalice.runs import admission
 from openalice.studio import lifecycle
 
-from .receipt import INCOMING_REF, MERGE_TREE_GIT, RECEIPT_FILE, Receipt, _incoming_manifest, _read_receipt
+from .receipt import INCOMING_REF, MERGE_TREE_GIT, RECEIPT_FILE, Receipt, _read_receipt, incoming_manifest
 from .recovery import recover
 
 
@@ -136,7 +136,7 @@ def _studio_blocker(ws) -> tuple[str | None, dict | None]:
 
 def _plan(ws, root: Path, receipt: Receipt, receipt_bytes: bytes, commit: str, ref: str | None) -> Preview:
     label = f"{receipt.repository}@{commit[:12]}:harness.json"
-    manifest = _incoming_manifest(root, commit, label)
+    manifest = incoming_manifest(root, commit, label)
     head = git.head(root)
     if head is None:
         raise InvalidInput("the workspace repository has no commit yet", file=root, code="not_a_git_workspace")
@@ -168,7 +168,7 @@ def _plan(ws, root: Path, receipt: Receipt, receipt_bytes: bytes, commit: str, r
                              "paths": dirty})
         if merged.clean:
             try:
-                _incoming_manifest(root, merged.tree, f"the merge of {label}")
+                incoming_manifest(root, merged.tree, f"the merge of {label}")
             except InvalidInput as exc:
                 blockers.append({"code": "invalid_merged_manifest",
                                  "message": f"the merged harness.json would be invalid: {exc.message}"})
