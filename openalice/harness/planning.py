@@ -12,6 +12,7 @@ from openalice import managed
 from openalice.agents.shims import HARNESS_CONFIG
 from openalice.core import clock, fs, git
 from openalice.core.errors import Conflict
+from openalice.workspaces.registry import available_root
 
 from . import bundle as bundles
 from . import config as configs
@@ -24,7 +25,6 @@ from .scopes import (
     SKILL_MIRRORS,
     SKILL_PRIMARY,
     Scope,
-    _root,
     harness_store,
     load_config,
     skill_targets,
@@ -292,7 +292,7 @@ def _make_preview(ws, root: Path, scope: Scope, bundle, now: datetime, source: s
 
 def preview(ws, *, scope: Scope, bundle_dir=None, now: datetime) -> Preview:
     """Recover if needed, then plan ``scope`` for ``ws`` (nothing else is written)."""
-    root = _root(ws)
+    root = available_root(ws)
     recovered = recover_workspace(ws, now=now)
     selected = following.select(root, bundle_dir)
     result = _make_preview(ws, root, scope, selected.bundle, now, "upgrade")

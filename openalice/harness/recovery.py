@@ -11,8 +11,9 @@ from pathlib import Path
 from openalice import journal, managed
 from openalice.core import git
 from openalice.workspaces.checkout import checkout
+from openalice.workspaces.registry import available_root
 
-from .scopes import RECOVERY_WAIT, _root, harness_store, template_store
+from .scopes import RECOVERY_WAIT, harness_store, template_store
 
 
 def _pending(root: Path) -> list[managed.Store]:
@@ -28,7 +29,7 @@ def recover_workspace(ws, *, now: datetime, wait: float = RECOVERY_WAIT, lease_h
                       ) -> list[managed.Recovery]:
     """Finish or undo every interrupted transaction of ``ws`` and remove the git locks a killed
     git left (under its checkout lease; ``lease_held``: the caller has just taken it)."""
-    root = _root(ws)
+    root = available_root(ws)
     if not _pending(root) and not git_locks(root):
         for store in (harness_store(root), template_store(root)):
             if store.txn_dir.exists():

@@ -77,7 +77,7 @@ def load_config(root) -> configs.Config:
         raise InvalidInput(exc.reason, file=exc.file, field=exc.field, code="harness_config_invalid") from None
 
 
-def _root(ws) -> Path:
+def _root(ws) -> Path:  # for harness/upgrade.py only (being reworked elsewhere): call available_root
     return available_root(ws)
 
 
