@@ -27,13 +27,9 @@ PACKAGE = REPO / "openalice"
 
 #: ``"importer -> module._name"`` crossings not fixed yet. The goal is an empty set.
 ALLOWLIST: set[str] = {
+    # Left for the helpers editing these files now (issue 29, round 2): schedule/ (and doctor/timers.py, which
+    # imports from schedule/timers.py) and issues/ (issueindex),
     "openalice.doctor.timers -> openalice.schedule.timers._home",
-    "openalice.gateway.handler -> openalice.gateway.server._Server",
-    "openalice.gateway.server -> openalice.gateway.handler._Handler",
-    "openalice.harness.status -> openalice.harness.upgrade._make_preview",
-    "openalice.harness.upgrade -> openalice.harness.planning._make_preview",
-    "openalice.harness.upgrade -> openalice.harness.planning._template_of",
-    "openalice.harness.upgrade -> openalice.harness.scopes._root",
     "openalice.issues.comments -> openalice.issues.reader._root",
     "openalice.issues.store -> openalice.issues.changes._NOT_UTF8",
     "openalice.issues.store -> openalice.issues.changes._SURROGATE",
@@ -43,11 +39,20 @@ ALLOWLIST: set[str] = {
     "openalice.issues.store -> openalice.issues.changes._merge_when",
     "openalice.issues.store -> openalice.issues.reader._read_bytes",
     "openalice.issues.store -> openalice.issues.reader._root",
-    "openalice.managed.linediff -> openalice.managed.myers._Search",
-    "openalice.managed.linediff -> openalice.managed.myers._isqrt_approx",
     "openalice.schedule.timer_homes -> openalice.schedule.timers._home",
     "openalice.schedule.timer_homes -> openalice.schedule.timers._user_home",
     "openalice.schedule.timer_removal -> openalice.schedule.timers._run",
+    # gateway/ (pagews),
+    "openalice.gateway.handler -> openalice.gateway.server._Server",
+    "openalice.gateway.server -> openalice.gateway.handler._Handler",
+    # managed/, harness/upgrade.py (and what it shares with status and planning), stickers/projection.py,
+    # studio/source/merge.py (rituals: the one preview-and-apply ritual redraws these seams).
+    "openalice.harness.status -> openalice.harness.upgrade._make_preview",
+    "openalice.harness.upgrade -> openalice.harness.planning._make_preview",
+    "openalice.harness.upgrade -> openalice.harness.planning._template_of",
+    "openalice.harness.upgrade -> openalice.harness.scopes._root",
+    "openalice.managed.linediff -> openalice.managed.myers._Search",
+    "openalice.managed.linediff -> openalice.managed.myers._isqrt_approx",
     "openalice.stickers.projection -> openalice.stickers.ownership._root",
     "openalice.studio.source.merge -> openalice.studio.source.plan._git_root",
     "openalice.studio.source.merge -> openalice.studio.source.plan._plan",
