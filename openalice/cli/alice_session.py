@@ -7,15 +7,11 @@ from openalice.core import output
 from openalice.core.errors import UsageError
 from openalice.core.output import table
 
-from ._dispatch import Context, add_verb
+from ._dispatch import Context, add_verb, workspace_option
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only
     import argparse
-
-
-def _workspace_arg(p) -> None:
-    p.add_argument("--workspace", metavar="PATH|ID", help="the workspace (default: the one containing the cwd)")
 
 
 def credential_args(p) -> None:
@@ -39,7 +35,7 @@ def register(sub, common) -> None:
                  examples="  alice session new                       # preferences decide\n"
                           "  alice session new --agent pi --credential ds-1 --model deepseek-v4-pro --effort high\n"
                           "  alice session new --resume-id resume-calm-amber-river-abcdef --agent codex")
-    _workspace_arg(p)
+    workspace_option(p, from_run=False)
     p.add_argument("--surface", choices=("headless", "interactive"), default="headless",
                    help="whose preferences seed the binding (default: headless)")
     p.add_argument("--agent", help="claude, codex, opencode, pi, or a catalog engine")
@@ -63,7 +59,7 @@ def register(sub, common) -> None:
                           "  alice session open --new --agent codex --model gpt-5.5\n"
                           "  alice session open --new -- --verbose        # extra arguments for the CLI\n"
                           "  alice chat                                   # the default session of the workspace")
-    _workspace_arg(p)
+    workspace_option(p, from_run=False)
     p.add_argument("words", nargs="*", metavar="RESUME_ID [-- EXTRA_ARGS]",
                    help="the session (see 'alice session list'); after --, arguments for the CLI")
     p.add_argument("--new", action="store_true", help="create a new session (interactive preferences decide "
@@ -76,18 +72,18 @@ def register(sub, common) -> None:
 
     p = add_verb(verbs, "list", cmd_list, common=common, help="list the workspace's sessions",
                  examples="  alice session list\n  alice session list --json")
-    _workspace_arg(p)
+    workspace_option(p, from_run=False)
 
     p = add_verb(verbs, "show", cmd_show, common=common, help="show one session's binding",
                  examples="  alice session show resume-calm-amber-river-abcdef --json")
-    _workspace_arg(p)
+    workspace_option(p, from_run=False)
     p.add_argument("resume_id", metavar="ID")
 
     p = add_verb(verbs, "replace", cmd_replace, common=common,
                  help="change a session's credential, model or effort (never its agent)",
                  examples="  alice session replace resume-calm-amber-river-abcdef --credential openai-2\n"
                           "  alice session replace resume-calm-amber-river-abcdef --no-effort")
-    _workspace_arg(p)
+    workspace_option(p, from_run=False)
     p.add_argument("resume_id", metavar="ID")
     credential_args(p)
     p.add_argument("--wire", metavar="SHAPE", help="request this wire shape of the credential")
@@ -101,7 +97,7 @@ def register(sub, common) -> None:
     p = add_verb(verbs, "rename", cmd_rename, common=common, help="set or clear a session's display name",
                  examples="  alice session rename resume-calm-amber-river-abcdef --name 'Nightly report'\n"
                           "  alice session rename resume-calm-amber-river-abcdef --clear")
-    _workspace_arg(p)
+    workspace_option(p, from_run=False)
     p.add_argument("resume_id", metavar="ID")
     name = p.add_mutually_exclusive_group(required=True)
     name.add_argument("--name")
@@ -366,7 +362,7 @@ def register_chat(sub, common) -> None:
                              "native login): the last one opened with that binding, or a new one.",
                  examples="  alice chat\n  alice chat --workspace notes\n"
                           "  alice settings set --surface interactive --agent codex --native-credential --default")
-    _workspace_arg(p)
+    workspace_option(p, from_run=False)
     p.add_argument("extra", nargs="*", metavar="-- EXTRA_ARGS", help="passed to the CLI after its own flags")
 
 
