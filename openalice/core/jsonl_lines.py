@@ -11,6 +11,7 @@ from pathlib import Path
 
 from . import fs
 from .errors import OperationalError
+from .fs.writes import write_all
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only (typing costs start-up time)
@@ -44,10 +45,7 @@ def encode_record(record: dict) -> bytes:
 
 def append_whole(fd: int, data: bytes, path: Path) -> None:
     try:
-        view = memoryview(data)
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
+        write_all(fd, data)
     except OSError as exc:
         raise OperationalError(f"cannot append: {exc.strerror}", file=path) from exc
 

@@ -49,7 +49,8 @@ def _kept_mode(directory: Root, name: str, target: Path) -> int:
     return st.st_mode & 0o7777 if stat.S_ISREG(st.st_mode) else _new_file_mode(target)
 
 
-def _write_all(fd: int, data: bytes) -> None:
+def write_all(fd: int, data: bytes) -> None:
+    """Every byte of ``data`` to ``fd`` (``os.write`` may write fewer)."""
     view = memoryview(data)
     while view:
         written = os.write(fd, view)
@@ -75,7 +76,7 @@ def atomic_write_bytes(path: os.PathLike | str, data: bytes, *, mode: int | None
         try:
             fd, tmp = create_temp(directory, name)
             try:
-                _write_all(fd, data)
+                write_all(fd, data)
                 if durable:
                     os.fsync(fd)
                 if mode != 0o600:
@@ -133,7 +134,7 @@ def atomic_write_many(items: list[tuple[os.PathLike | str, bytes]], *, dir_mode:
                 raise OperationalError(f"cannot create temp file: {exc.strerror}", file=target) from exc
             staged.append((tmp, target.name, directory, target))
             try:
-                _write_all(fd, data)
+                write_all(fd, data)
                 os.fchmod(fd, mode)
                 os.fsync(fd)
             except OSError as exc:
@@ -171,7 +172,7 @@ def create_exclusive(path: os.PathLike | str, data: bytes, *, mode: int = 0o644,
         try:
             fd, tmp = create_temp(directory, name)
             try:
-                _write_all(fd, data)
+                write_all(fd, data)
                 os.fsync(fd)
                 os.fchmod(fd, mode)
             finally:
