@@ -29,7 +29,6 @@ PACKAGE = REPO / "openalice"
 ALLOWLIST: set[str] = {
     # Left for the helpers editing these files now (issue 29, round 2): schedule/ (and doctor/timers.py, which
     # imports from schedule/timers.py) and issues/ (issueindex),
-    "openalice.doctor.timers -> openalice.schedule.timers._home",
     "openalice.issues.comments -> openalice.issues.reader._root",
     "openalice.issues.store -> openalice.issues.changes._NOT_UTF8",
     "openalice.issues.store -> openalice.issues.changes._SURROGATE",
