@@ -45,8 +45,11 @@ test: $(BIN)/.installed
 lint: $(BIN)/.installed
 	$(BIN)/python -m ruff check openalice tests bench scripts
 
+# The fast suite: everything but the real agent CLIs and the long loops (marker
+# `slow`); the CLI tests run the tools in-process (tests/helpers/cli.py).
+# OPENALICE_TEST_CLI=process makes every cli(...) call a subprocess instead.
 test-fast: $(BIN)/.installed
-	$(BIN)/python -m pytest -m "not realcli" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -m "not realcli and not slow" $(PYTEST_ARGS)
 
 demo: $(BIN)/.installed
 	$(BIN)/python scripts/demo.py

@@ -18,7 +18,8 @@ client's round trip minus the child's run time that the gateway reports in
 is what the goal is checked on.
 
 Then the issue detail view's routes and its first render in headless
-Chromium (``gateway_issues.py``: goals ≤ 10 ms p99 own time, ≤ 300 ms render).
+Chromium (``gateway_issues.py``: goals ≤ 10 ms p99 own time, ≤ 300 ms render),
+and the workspace view's routes (``gateway_workspace.py``: ≤ 10 ms p99 own time).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from pathlib import Path
 from _common import goal, isolated_env, report, tool
 from bench_inbox import write_entries
 from gateway_issues import issue_rows
+from gateway_workspace import workspace_rows
 
 from openalice.gateway.runner import CHILD_CWD, child_environment
 from tests.helpers.gateway import Served
@@ -128,6 +130,9 @@ def main() -> int:
         issue_case, issue_met = issue_rows(scratch, runs, percentile, KeepAlive)
         rows += issue_case
         met &= issue_met
+        workspace_case, workspace_met = workspace_rows(scratch, runs, percentile, KeepAlive)
+        rows += workspace_case
+        met &= workspace_met
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     rows.append(("verdict", f"overhead within {GOAL_MS:.0f} ms p50" if ok and met else

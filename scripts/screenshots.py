@@ -10,6 +10,8 @@ docs/img/ is touched.
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -23,7 +25,8 @@ from tests.helpers.browser import find_browser, new_driver
 from tests.helpers.gateway import Served
 from tests.helpers.web_site import Site
 
-VIEWS = ("inbox", "board", "runs", "adapters", "journal", "run", "issue", "issue-form")
+VIEWS = ("inbox", "board", "runs", "adapters", "journal", "run", "issue", "issue-form", "workspace")
+STUDIO_APP = REPO / "tests" / "fixtures" / "studio_app"
 OUT = REPO / "docs" / "img"
 
 
@@ -74,38 +77,76 @@ def main() -> int:
                  "--body", "Why is Monday's number lower than last week?", "--wait", "--timeout", "60",
                  check=False)
         (site.engines.bin / "pi").unlink()  # an agent the toolkit knows that is not installed here
-        with Served(tool_path("alice"), site.env) as served:
-            driver = new_driver(Path(tmp) / "downloads", width=1280, height=820)
-            try:
-                driver.get(served.url)
-                wait(driver, "return document.getElementById('live').textContent === 'live'")
-                for view in VIEWS:
-                    # "run" is the run detail view of the run started above
-                    target = {"run": f"#runs/{task}", "issue": "#issue/notes/daily",
-                              "issue-form": "#board"}.get(view, "#" + view)
-                    driver.execute_script("location.hash = arguments[0]", target)
-                    time.sleep(0.2)
-                    wait(driver, "return window.openaliceBusy === 0")
-                    if view == "issue-form":
-                        fill_create_form(driver)
-                    if view == "adapters":
-                        wait(driver, "return [...document.querySelectorAll('.health')]"
-                                     ".every(h => h.textContent !== 'unknown' || "
-                                     "h.closest('.adapter').dataset.adapter === 'local')")
-                    time.sleep(0.3)  # images decoded, transitions done
-                    # The whole page, not just the window: grow the viewport to fit it.
-                    height = driver.execute_script("return document.documentElement.scrollHeight")
-                    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
-                        "width": 1280, "height": max(720, min(height, 2400)),
-                        "deviceScaleFactor": 1, "mobile": False})
-                    time.sleep(0.2)
-                    path = OUT / f"web-{view}.png"
-                    driver.save_screenshot(str(path))
-                    driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
-                    print(f"screenshots: {path.relative_to(REPO)}")
-            finally:
-                driver.quit()
+        proxy = prepare_workspace(site)
+        try:
+            shoot(site, task)
+        finally:
+            site.run("alice-harness", "studio", "stop", "--workspace", "notes", check=False)
+            proxy.terminate()
+            proxy.wait(timeout=10)
     return 0
+
+
+def prepare_workspace(site: Site) -> subprocess.Popen:
+    """The workspace view of notes: a sticker pack, a session, a connector, a
+    skill switched on over a file of the person's own (the upgrade's one
+    conflict), and its Studio (the toy app) running behind the proxy."""
+    notes = site.workspaces["notes"]
+    site.run("alice-harness", "stickers", "enable", "--workspace", "notes", "--pack", "alice-color", "--apply")
+    site.run("alice", "session", "new", "--agent", "claude", "--workspace", "notes")
+    site.run("alice", "connector", "add", "desktop", "bell", "--workspace", "notes")
+    site.run("alice-harness", "config", "set", "skills.file-delivery=true", "--workspace", "notes")
+    mine = notes / ".agents" / "skills" / "file-delivery" / "SKILL.md"
+    mine.parent.mkdir(parents=True)
+    mine.write_text("# My own file-delivery notes\n")
+    for name in ("harness.json", "server.py", "wrapper.py"):
+        shutil.copy(STUDIO_APP / name, notes / name)
+    proxy = subprocess.Popen([tool_path("alice-harness"), "proxy", "--port", "0", "--quiet"], env=site.env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    site.run("alice-harness", "studio", "start", "--workspace", "notes")
+    return proxy
+
+
+def shoot(site: Site, task: str) -> None:
+    with Served(tool_path("alice"), site.env) as served:
+        driver = new_driver(site.root / "downloads", width=1280, height=820)
+        try:
+            driver.get(served.url)
+            wait(driver, "return document.getElementById('live').textContent === 'live'")
+            for view in VIEWS:
+                # "run" is the run detail view of the run started above
+                target = {"run": f"#runs/{task}", "issue": "#issue/notes/daily",
+                          "issue-form": "#board", "workspace": "#workspace/notes"}.get(view, "#" + view)
+                driver.execute_script("location.hash = arguments[0]", target)
+                time.sleep(0.2)
+                wait(driver, "return window.openaliceBusy === 0")
+                if view == "issue-form":
+                    fill_create_form(driver)
+                if view == "workspace":  # the upgrade's preview, its one conflict resolved
+                    wait(driver, "return document.getElementById('ws-view').dataset.state === 'ready'")
+                    driver.execute_script("document.getElementById('ws-preview').click()")
+                    wait(driver, "return !!document.querySelector('#ws-upgrade-body [data-conflict]')")
+                    driver.execute_script("document.querySelector('#ws-upgrade-body "
+                                          "input[value=use-template]').click()")
+                    wait(driver, "return [...document.querySelectorAll('.thumbs img')]"
+                                 ".every(i => i.complete) && window.openaliceBusy === 0")
+                if view == "adapters":
+                    wait(driver, "return [...document.querySelectorAll('.health')]"
+                                 ".every(h => h.textContent !== 'unknown' || "
+                                 "h.closest('.adapter').dataset.adapter === 'local')")
+                time.sleep(0.3)  # images decoded, transitions done
+                # The whole page, not just the window: grow the viewport to fit it.
+                height = driver.execute_script("return document.documentElement.scrollHeight")
+                driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+                    "width": 1280, "height": max(720, min(height, 2400)),
+                    "deviceScaleFactor": 1, "mobile": False})
+                time.sleep(0.2)
+                path = OUT / f"web-{view}.png"
+                driver.save_screenshot(str(path))
+                driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+                print(f"screenshots: {path.relative_to(REPO)}")
+        finally:
+            driver.quit()
 
 
 if __name__ == "__main__":

@@ -2,35 +2,25 @@
 
 Every test runs with ``OPENALICE_HOME``, ``HARNESS_HOME`` and ``HOME`` pointing
 into its own temp dir (autouse), so nothing ever touches the real home.  The
-``cli`` fixture runs the *installed* tools as subprocesses (the console scripts
-beside ``sys.executable``), falling back to the ``bin/`` launchers only when
-the suite runs outside an environment where the project is installed.
+``cli`` fixture runs the tools' ``main(argv)`` in this process
+(``tests/helpers/cli.py``); ``cli_process``, ``cli.process(...)``, a test marked
+``@pytest.mark.process`` or ``OPENALICE_TEST_CLI=process`` run the *installed*
+tools as subprocesses (the console scripts beside ``sys.executable``, else the
+``bin/`` launchers).
 """
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
-import subprocess
-import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from tests.helpers.cli import TOOLS as TOOL_MODULES
+from tests.helpers.cli import Cli, Result, tool_path  # noqa: F401  (Result, tool_path: imported from here)
+
 REPO = Path(__file__).resolve().parent.parent
-TOOLS = ("alice", "alice-schedule", "alice-inbox", "alice-harness", "harness-adapter")
-
-
-def tool_path(name: str) -> str:
-    beside = Path(sys.executable).parent / name
-    if beside.exists():
-        return str(beside)
-    found = shutil.which(name)
-    if found:
-        return found
-    return str(REPO / "bin" / name)
+TOOLS = tuple(TOOL_MODULES)
 
 
 @pytest.fixture(autouse=True)
@@ -67,50 +57,24 @@ def isolated_homes(restored_process_state, tmp_path_factory, monkeypatch):
     return homes
 
 
-@dataclass
-class Result:
-    returncode: int
-    stdout: str
-    stderr: str
-    argv: list
-
-    def json(self):
-        try:
-            return json.loads(self.stdout)
-        except ValueError as exc:
-            raise AssertionError(f"stdout is not one JSON document: {exc}\n{self.stdout!r}\n"
-                                 f"stderr: {self.stderr}") from None
-
-    def __repr__(self) -> str:
-        return (f"Result(rc={self.returncode}, argv={self.argv})\n--- stdout\n{self.stdout}"
-                f"\n--- stderr\n{self.stderr}")
-
-
-class Cli:
-    """Runs the installed tools: ``cli("alice", "workspace", "list", "--json")``."""
-
-    def __init__(self, env: dict) -> None:
-        self.env = env
-
-    def __call__(self, tool: str, *args: str, input: str | bytes | None = None, cwd=None,
-                 env: dict | None = None, timeout: float = 60) -> Result:
-        argv = [tool_path(tool), *map(str, args)]
-        full_env = {**self.env, **(env or {})}
-        full_env = {k: v for k, v in full_env.items() if v is not None}
-        text = not isinstance(input, bytes)
-        proc = subprocess.run(argv, input=input, capture_output=True, cwd=cwd, env=full_env,
-                              timeout=timeout, text=text)
-        out, err = proc.stdout, proc.stderr
-        if not text:
-            out, err = out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
-        return Result(proc.returncode, out, err, argv)
+def _fixture_env() -> dict:
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    return env
 
 
 @pytest.fixture
-def cli(isolated_homes) -> Cli:
-    env = dict(os.environ)
-    env.pop("PYTHONPATH", None)
-    return Cli(env)
+def cli(request, isolated_homes) -> Cli:
+    """The tools, run in this process (``tests/helpers/cli.py``); as subprocesses
+    for a test marked ``@pytest.mark.process`` or under ``OPENALICE_TEST_CLI=process``.
+    ``cli.process(...)`` is one call as a subprocess whatever the mode."""
+    return Cli(_fixture_env(), process=request.node.get_closest_marker("process") is not None)
+
+
+@pytest.fixture
+def cli_process(isolated_homes) -> Cli:
+    """The tools as subprocesses: for a test whose point is the process boundary."""
+    return Cli(_fixture_env(), process=True)
 
 
 @pytest.fixture

@@ -40,7 +40,7 @@ ALLOWED = {
     "inbox": {"journal", "runs", "workspaces"},
     "issues": {"agents", "credentials", "journal", "models", "sessions"},
     "journal": set(),
-    "managed": set(),
+    "managed": {"journal", "workspaces"},   # the ritual: the caller rule, the checkout lease, the fact
     "manager": {"agents", "sessions", "workspaces"},
     "models": set(),
     "preferences": {"agents", "credentials", "models"},

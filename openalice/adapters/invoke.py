@@ -88,12 +88,11 @@ def known_secret_values(entry: AdapterEntry, environ: Mapping[str, str] | None =
 
 
 def _drain(fd: int, keep: int, sink: list[bytes]) -> None:
+    from openalice.core import pipes  # lazy: only a wrapper run reads a pipe, not `harness-adapter list`
+
     kept = 0
     try:
-        while True:
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                break
+        for chunk in pipes.read_chunks(fd):
             if kept < keep:
                 part = chunk[: keep - kept]
                 sink.append(part)

@@ -245,6 +245,7 @@ def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
     data["body"] = issue.body
     data["comments"] = comments.list_comments(ws, issue.id)
     data["deliveries"] = _delivery_counts(data["comments"])
+    _mark_blocked([data], {ws.id: ws})
     ctx.emit(data, lambda d: printable(alice_issue_text.show_text(d)))
     return 0
 
@@ -264,6 +265,7 @@ def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
                          code="usage")
     targets = alice_issue_args.targets(args)
     data = board.listing(targets, ctx.now(), status=args.status)
+    _mark_blocked(data["issues"], {ws.id: ws for ws in targets})
     alice_issue_text.emit_bulk(ctx, data, lambda d: printable(alice_issue_text.list_text(d, many=args.all)))
     return 0
 
@@ -299,13 +301,30 @@ def cmd_board(args: argparse.Namespace, ctx: Context) -> int:
     from openalice import workspaces  # lazy: verb handler
     from openalice.issues import board  # lazy: verb handler
 
-    data = board.board(workspaces.list_workspaces(), ctx.now())
+    registered = workspaces.list_workspaces()
+    data = board.board(registered, ctx.now())
+    _mark_blocked([i for column in data["columns"] for i in column["issues"]],
+                  {ws.id: ws for ws in registered})
     alice_issue_text.emit_bulk(ctx, data, lambda d: printable(alice_issue_text.board_text(d)))
     return 0
 
 
 # --------------------------------------------------------------------------
 # Helpers
+
+def _mark_blocked(issues: list, by_id: dict) -> None:
+    """``schedule.blocked``: a due issue the next scan will refuse, with the
+    scan's reason, so no view promises a run that will not start."""
+    due = [i for i in issues if (i["schedule"]["note"] or "").startswith("due now")]
+    if not due:
+        return                  # nothing due: the readiness rule is not even imported
+    from openalice.issues.runnable import due_blocker  # lazy: only when an issue is due
+
+    for issue in due:
+        ws = by_id.get(issue["workspaceId"])
+        warning = due_blocker(ws, issue) if ws is not None else None
+        if warning is not None:
+            issue["schedule"]["blocked"] = warning
 
 def _read_body(args) -> str | None:
     # lazy: a verb's domain modules load only when that verb runs

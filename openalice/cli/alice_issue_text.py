@@ -37,6 +37,7 @@ def _schedule_text(issue: dict, blocked: dict | None = None) -> str:
         return "-"
     text = _when_text(issue["when"])
     schedule = issue["schedule"]
+    blocked = blocked or schedule.get("blocked")
     if schedule["problem"]:
         return f"{text}  [never fires]"
     due_now = schedule["nextFireAt"] and (schedule["note"] or "").startswith("due now")
@@ -69,8 +70,14 @@ def show_text(d: dict) -> str:
              f"  assignee:  {d['assignee']}"]
     if d["scheduled"]:
         lines.append(f"  schedule:  {_schedule_text(d)}")
+        blocked = d["schedule"].get("blocked")
         if d["schedule"]["problem"]:
             lines.append(f"  problem:   {d['schedule']['problem']}")
+        elif blocked:       # the note's "the next scan starts it" would not hold
+            lines.append(f"  blocked:   {blocked['field']}: {blocked['reason']} "
+                         f"(the scan skips it until this is fixed: {blocked['code']})")
+            if blocked.get("hint"):
+                lines.append(f"  hint:      {blocked['hint']}")
         elif d["schedule"]["note"]:
             lines.append(f"  note:      {d['schedule']['note']}")
     for key in ("agent", "credential", "credentialSource", "model", "effort", "timeout"):

@@ -1,4 +1,4 @@
-"""``alice-harness stickers list|show|import|enable|disable|status``."""
+"""``alice-harness stickers list|show|cat|import|enable|disable|status``."""
 
 from __future__ import annotations
 
@@ -47,6 +47,15 @@ def register(sub, common) -> None:
     p = add_verb(verbs, "show", cmd_show, common=common, help="one pack: its stickers, sizes, revision, skill",
                  examples="  alice-harness stickers show alice-ink\n  alice-harness stickers show cats --json")
     p.add_argument("pack", metavar="PACK", help="the pack id")
+
+    p = add_verb(verbs, "cat", cmd_cat, common=common,
+                 help="one sticker's image bytes (base64 with --json), checked against the pack",
+                 description="Print one sticker image of PACK's current revision: the raw bytes, or with "
+                             "--json its kind, size, sha256 and the bytes in base64. The page's "
+                             "thumbnails come from here (docs/web.md).",
+                 examples="  alice-harness stickers cat alice-ink wave.png --json")
+    p.add_argument("pack", metavar="PACK", help="the pack id")
+    p.add_argument("file", metavar="FILE", help="the sticker's file name, as 'show' lists it")
 
     p = add_verb(verbs, "import", cmd_import, common=common,
                  help="copy a custom pack (DIR or ARCHIVE.zip with pack.json) into the library",
@@ -137,6 +146,28 @@ def cmd_show(args, ctx: Context) -> int:
         return "\n".join(lines)
 
     ctx.emit(data, human)
+    return 0
+
+
+def cmd_cat(args, ctx: Context) -> int:
+    import base64
+    import sys
+
+    from openalice import stickers  # lazy: per verb, so start-up and --help load no domain module
+    from openalice.core.errors import InvalidInput
+
+    pack = stickers.get_pack(args.pack, field="PACK")
+    found = [s for s in pack.stickers if s.file == args.file]
+    if not found:
+        raise InvalidInput(f"pack {pack.id} has no sticker {args.file!r}", field="FILE", code="unknown_sticker")
+    sticker = found[0]
+    if not ctx.json:
+        sys.stdout.buffer.write(sticker.data)
+        sys.stdout.flush()
+        return 0
+    ctx.emit({"id": pack.id, "revision": pack.revision, "file": sticker.file, "kind": sticker.kind,
+              "bytes": sticker.size, "sha256": sticker.sha256, "encoding": "base64",
+              "content": base64.b64encode(sticker.data).decode("ascii")}, lambda d: "")
     return 0
 
 

@@ -35,6 +35,9 @@ def __getattr__(name: str):
         raise AttributeError(f"module 'openalice.conversations' has no attribute {name!r}")
     import importlib  # lazy: each verb loads only what it uses
 
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    loaded = importlib.import_module(f"{__name__}.{module}")
+    value = getattr(loaded, name)
     globals()[name] = value
+    if _LAZY.get(module) == module:  # loading .ask bound the name `ask` to the module, not the function
+        globals()[module] = getattr(loaded, module)
     return value

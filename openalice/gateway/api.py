@@ -22,6 +22,8 @@ from openalice.runs.tasks import STATUSES as RUN_STATUSES
 from . import delivery
 from .api_issues import ISSUE_ROUTES, IssueRoutes
 from .api_runs import RUN_ROUTES, RunRoutes
+from .api_studio import STUDIO_ROUTES, StudioRoutes
+from .api_workspace import WORKSPACE_ROUTES, WorkspaceRoutes
 from .errors import STATUS_FOR_EXIT, HttpError, error_document
 from .fields import ISSUE_CREATE_FIELDS, ISSUE_UPDATE_FIELDS, adapter_action_args, issue_args
 from .params import Query, check_param, json_body, text_value
@@ -108,6 +110,7 @@ ROUTES: list[tuple[str, str, str, tuple[str, ...]]] = [
     ("GET", "/api/agent-runtime/stream", "journal_stream", ("afterSeq", "family", "type")),
     *RUN_ROUTES,  # the run detail view's routes (api_runs.py)
     *ISSUE_ROUTES,  # the issue detail view's and issue forms' routes (api_issues.py)
+    *WORKSPACE_ROUTES, *STUDIO_ROUTES,  # the workspace view's (api_workspace.py, api_studio.py)
 ]
 
 _COMPILED = [(method, pattern.strip("/").split("/"), name, keys)
@@ -141,7 +144,7 @@ def match(method: str, segments: list[str]) -> tuple[str, dict[str, str], tuple[
                     code="method_not_allowed", headers={"Allow": ", ".join(allowed)})
 
 
-class Api(RunRoutes, IssueRoutes):
+class Api(RunRoutes, IssueRoutes, WorkspaceRoutes, StudioRoutes):
     """Route handlers.  Each returns a Response or a Stream."""
 
     def __init__(self, runner: CliRunner) -> None:

@@ -8,6 +8,7 @@ owning packages, the catalog schema's ``$defs``), so a traversal such as
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 from typing import Any, Callable, Iterable
 
@@ -64,6 +65,12 @@ def _log_name(value: str) -> bool:
     return value in ("stderr", "stdout")
 
 
+#: The sticker library's grammars (``stickers.pack.ID_RE``/``FILE_RE``: the gateway
+#: may not import that package, so they are restated; a test compares them).
+PACK_ID_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,63}\Z")
+STICKER_FILE_RE = re.compile(r"[a-zA-Z0-9][a-zA-Z0-9_-]{0,79}\.(png|webp)\Z")
+
+
 def _index(value: str) -> bool:
     return value.isascii() and value.isdigit() and len(value) <= 6
 
@@ -73,6 +80,8 @@ PARAM_CHECKS: dict[str, Callable[[str], bool]] = {
     "adapter": _adapter_id, "model": _model_id, "env_name": _env_name, "index": _index,
     "connector": lambda value: value.isascii() and CONNECTOR_NAME_RE.match(value) is not None,
     "log": _log_name,
+    "pack": lambda value: value.isascii() and PACK_ID_RE.match(value) is not None,
+    "sticker": lambda value: value.isascii() and STICKER_FILE_RE.match(value) is not None,
 }
 
 

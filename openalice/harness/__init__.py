@@ -42,6 +42,9 @@ def __getattr__(name: str):
         module, attr = _EXPORTS[name]
     except KeyError:
         raise AttributeError(f"module 'openalice.harness' has no attribute {name!r}") from None
-    value = getattr(importlib.import_module(f".{module}", __name__), attr)
+    loaded = importlib.import_module(f".{module}", __name__)
+    value = getattr(loaded, attr)
     globals()[name] = value
+    if _EXPORTS.get(module, ("",))[0] == module:  # loading .status bound the name `status` to the module
+        globals()[module] = getattr(loaded, _EXPORTS[module][1])
     return value

@@ -13,6 +13,7 @@ from openalice.agents.shims import HARNESS_CONFIG
 from openalice.core import clock, fs, git
 from openalice.core.errors import Conflict
 from openalice.workspaces.registry import available_root
+from openalice.workspaces.skills import SKILL_MIRRORS, mirror_of, skill_targets, skill_trees
 
 from . import bundle as bundles
 from . import config as configs
@@ -21,14 +22,9 @@ from .recovery import recover_workspace
 from .scopes import (
     GUIDANCE,
     OWNERS,
-    SKILL_MIRROR,
-    SKILL_MIRRORS,
-    SKILL_PRIMARY,
     Scope,
     harness_store,
     load_config,
-    skill_targets,
-    skill_trees,
     template_store,
 )
 
@@ -183,7 +179,7 @@ def _skill_plan(ws, root: Path, bundle, cfg, version: dict, baseline, scope: Sco
         elif action == "install":
             # Installing over a copy that is gone puts it back (in both places).
             force.extend(p for p in files if managed.inspect(root, p).kind == "missing"
-                         or managed.inspect(root, SKILL_MIRROR + p[len(SKILL_PRIMARY):]).kind == "missing")
+                         or managed.inspect(root, mirror_of(p)).kind == "missing")
     identity = {"workspaceId": ws.id, "owner": OWNERS["harness"], "scope": "skill", "skill": name,
                 "action": action, "bundle": bundle.source, "toRevision": skill.revision if skill else None,
                 "config": _fingerprint(root / HARNESS_CONFIG)}

@@ -10,7 +10,6 @@ from pathlib import Path
 
 from openalice import journal, managed
 from openalice.core import git
-from openalice.workspaces.checkout import checkout
 from openalice.workspaces.registry import available_root
 
 from .scopes import RECOVERY_WAIT, harness_store, template_store
@@ -30,15 +29,14 @@ def recover_workspace(ws, *, now: datetime, wait: float = RECOVERY_WAIT, lease_h
     """Finish or undo every interrupted transaction of ``ws`` and remove the git locks a killed
     git left (under its checkout lease; ``lease_held``: the caller has just taken it)."""
     root = available_root(ws)
-    if not _pending(root) and not git_locks(root):
+    pending = bool(_pending(root) or git_locks(root))
+    if not pending:
         for store in (harness_store(root), template_store(root)):
             if store.txn_dir.exists():
                 managed.recover(store)   # sweeps what a journal-less attempt left
-        return []
-    if lease_held:
-        return _recover_all(ws, root, now)
-    with checkout(ws, "alice-harness recovery", now=now, wait=wait):
-        return _recover_all(ws, root, now)
+    return managed.recover_pending(ws, purpose="alice-harness recovery", now=now, wait=wait,
+                                   lease_held=lease_held, pending=pending,
+                                   recover=lambda: _recover_all(ws, root, now))
 
 
 def clear_git_locks(ws, root: Path, *, owner: str, now: datetime, held_since: float) -> list[managed.Recovery]:

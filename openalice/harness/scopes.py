@@ -1,11 +1,12 @@
 """What an upgrade covers and where it keeps its state: the scopes (bundle, one skill, the
-template), the skill trees and their mirror, the two managed stores, the config."""
+template), the two managed stores, the config.  Where skills live (the primary tree and its
+mirror) is :mod:`openalice.workspaces.skills`, shared with stickers."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from openalice import managed
 from openalice.agents.shims import HARNESS_CONFIG, WORKSPACE_BIN
@@ -16,9 +17,6 @@ from . import bundle as bundles
 from . import config as configs
 from . import state
 
-SKILL_PRIMARY = ".agents/skills/"
-SKILL_MIRROR = ".claude/skills/"
-SKILL_MIRRORS = ((SKILL_PRIMARY, SKILL_MIRROR),)   # the primary tree and its byte-identical mirror
 GUIDANCE = ("AGENTS.md", "CLAUDE.md")
 ACTIONS = ("install", "update", "remove", "restore")
 OWNERS = {"harness": "alice-harness", "template": "template"}
@@ -80,13 +78,3 @@ def load_config(root) -> configs.Config:
 def _root(ws) -> Path:  # for harness/upgrade.py only (being reworked elsewhere): call available_root
     return available_root(ws)
 
-
-def skill_trees(name: str) -> list[str]:
-    """The two directories a skill is projected to (the plan's scope for it)."""
-    return [f"{SKILL_PRIMARY}{name}/", f"{SKILL_MIRROR}{name}/"]
-
-
-def skill_targets(name: str, files: Mapping[str, bytes]) -> dict[str, bytes]:
-    """A skill's files as plan targets: primary paths only; ``SKILL_MIRRORS``
-    makes the plan keep the ``.claude/skills/`` copy byte-identical."""
-    return {f"{SKILL_PRIMARY}{name}/{rel}": data for rel, data in files.items()}

@@ -15,13 +15,12 @@ from pathlib import Path
 from openalice import managed
 from openalice.agents import shims
 from openalice.core.errors import AliceError
+from openalice.workspaces.skills import SKILL_MIRROR, SKILL_PRIMARY
 
 from . import bundle as bundles
 from . import following, state
 from .recovery import git_locks
 from .upgrade import (
-    SKILL_MIRROR,
-    SKILL_PRIMARY,
     Scope,
     _make_preview,
     harness_store,

@@ -14,8 +14,8 @@ Three scopes, one engine (:mod:`openalice.managed`), one checkout lease:
   (byte-identical) from the template's ``instruction.md``.  Refused while a
   run of the workspace is live.
 
-Preview computes the plan and its digest; apply takes the lease (busy: exit
-3), recovers any interrupted transaction, re-plans, compares the digest
+Preview computes the plan and its digest; apply (through the one ritual,
+:func:`openalice.managed.apply_previewed`) takes the lease (busy: exit 3), recovers any interrupted transaction, re-plans, compares the digest
 (``stale_plan``), refuses staged git changes (and live runs for templates),
 then applies: files, a commit of exactly the touched paths with the digest
 trailer, baseline and version state, a journal fact.
@@ -31,12 +31,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Sequence
 
-from openalice import journal, managed
+from openalice import managed
 from openalice.agents import shims
 from openalice.core import clock, git
 from openalice.core.errors import Busy, Conflict
-from openalice.workspaces.access import Caller, authorize_write
 from openalice.workspaces.checkout import checkout
+from openalice.workspaces.skills import SKILL_MIRROR, SKILL_MIRRORS, SKILL_PRIMARY, skill_targets, skill_trees
 
 from . import bundle as bundles
 from . import following
@@ -47,17 +47,12 @@ from .scopes import (
     GIT_EXCLUDES,
     GUIDANCE,
     OWNERS,
-    SKILL_MIRROR,
-    SKILL_MIRRORS,
-    SKILL_PRIMARY,
     TRAILERS,
     Scope,
     _root,
     harness_store,
     load_config,
     scope_for,
-    skill_targets,
-    skill_trees,
     template_store,
 )
 
@@ -74,19 +69,14 @@ def apply(ws, *, scope: Scope, bundle_dir=None, digest: str | None = None, keep:
           use: Sequence[str] = (), now: datetime) -> tuple[Preview, managed.Applied | None]:
     """Apply ``scope`` to ``ws``; ``(preview, None)`` when it was already current."""
     root = _root(ws)
-    authorize_write(Caller.of_process(), ws)    # a headless run upgrades only its own workspace
-    for rel in (*keep, *use):
-        managed.check_path(rel, field="--keep-workspace" if rel in keep else "--use-template")
-    with checkout(ws, f"alice-harness upgrade ({scope.kind})", now=now):
-        recovered = recover_workspace(ws, now=now, lease_held=True)
+
+    def plan() -> Preview:
         selected = following.select(root, bundle_dir)   # after recovery: the version file is settled
         result = _make_preview(ws, root, scope, selected.bundle, now, "upgrade")
-        result.recovered = recovered
         result.selected = selected
-        if digest is not None and digest != result.digest:
-            raise managed.StalePlan("the workspace changed since the preview (the plan's digest is now "
-                                    f"{result.digest[:12]}…, not {digest[:12]}…); preview again",
-                                    code="stale_plan", details={"digest": result.digest})
+        return result
+
+    def settle(result: Preview) -> bool:
         for blocker in result.blockers:
             if blocker["code"] == "git_locked":
                 git.require_unlocked(root, "commit")      # GitLocked (exit 3) naming the lock file
@@ -94,17 +84,25 @@ def apply(ws, *, scope: Scope, bundle_dir=None, digest: str | None = None, keep:
             raise cls(blocker["message"], code=blocker["code"])
         if result.status == "current" and not keep and not use:
             shims.ensure(root)
-            return result, None
-        applied = _apply_preview(result, root, keep=keep, use=use, now=now, unresolved="refuse")
-    payload = {"workspaceId": ws.id, "scope": scope.kind, "fromVersion": result.from_version,
-               "toVersion": result.to_version, "digest": result.digest, "changed": len(applied.changed),
-               "kept": len(applied.kept)}
-    if scope.skill:
-        payload.update(skill=scope.skill, action=scope.action)
-    if applied.commit:
-        payload["commit"] = applied.commit
-    journal.record("harness.upgraded", payload, now=now)
-    return result, applied
+            return True
+        return False
+
+    def fact(result: Preview, applied: managed.Applied) -> tuple[str, dict]:
+        payload = {"workspaceId": ws.id, "scope": scope.kind, "fromVersion": result.from_version,
+                   "toVersion": result.to_version, "digest": result.digest, "changed": len(applied.changed),
+                   "kept": len(applied.kept)}
+        if scope.skill:
+            payload.update(skill=scope.skill, action=scope.action)
+        if applied.commit:
+            payload["commit"] = applied.commit
+        return "harness.upgraded", payload
+
+    return managed.apply_previewed(
+        ws, purpose=f"alice-harness upgrade ({scope.kind})", digest=digest, now=now,
+        resolutions={"--keep-workspace": keep, "--use-template": use},
+        recover=lambda: recover_workspace(ws, now=now, lease_held=True), plan=plan, settle=settle,
+        apply=lambda result: _apply_preview(result, root, keep=keep, use=use, now=now, unresolved="refuse"),
+        fact=fact)
 
 
 def _apply_preview(result: Preview, root: Path, *, keep, use, now, unresolved: str,

@@ -39,7 +39,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only (typing costs start-up time)
     from typing import Any
 
-__all__ = ["REASONS", "Blocker", "owner_state", "run_blocker", "native_login", "login_blocker"]
+__all__ = ["REASONS", "Blocker", "owner_state", "invalid_owner", "run_blocker", "native_login",
+           "login_blocker"]
 
 REASONS = ("owner_invalid", "owner_missing", "owner_unbound", "unknown_agent", "not_headless",
            "runtime_invalid", "credential_missing", "agent_not_installed")
@@ -79,12 +80,11 @@ def owner_state(ws: Any, issue: Any) -> tuple[str, str | None]:
     resume_id = _resume_id(issue)
     if resume_id is None:
         return "workspace", None
+    invalid = invalid_owner(issue)
+    if invalid is not None:
+        return "invalid", invalid.detail
     from openalice import sessions  # lazy: the scan's report reads REASONS alone
 
-    try:
-        sessions.check_resume_id(resume_id, field="assignee")
-    except AliceError as exc:
-        return "invalid", f"{exc.message} (session ids use letters, digits, `_` and `-`)"
     try:
         binding = sessions.load_session(ws, resume_id)
     except AliceError as exc:
@@ -93,6 +93,22 @@ def owner_state(ws: Any, issue: Any) -> tuple[str, str | None]:
     if not getattr(binding, "agent", None):
         return "unbound", f"session {resume_id} has no agent"
     return "ready", None
+
+
+def invalid_owner(issue: Any) -> Blocker | None:
+    """An ``owner_invalid`` blocker when the ``@resume-…`` assignee is not a
+    session id at all (no session can ever have it), else None.  Reads nothing."""
+    resume_id = _resume_id(issue)
+    if resume_id is None:
+        return None
+    from openalice import sessions  # lazy: the scan's report reads REASONS alone
+
+    try:
+        sessions.check_resume_id(resume_id, field="assignee")
+    except AliceError as exc:
+        return Blocker("owner_invalid", f"{exc.message} (session ids use letters, digits, `_` and `-`)",
+                       "assignee")
+    return None
 
 
 def _binding(ws: Any, issue: Any) -> tuple[str, dict, str | None] | Blocker:

@@ -16,21 +16,29 @@ skills and guidance, template files, sticker packs) goes through here:
     managed.apply_plan(plan, store, keep=[...], use=[...], commit=managed.Commit(subject, trailer),
                        state={rel: {json document}}, owner="...", meta={...}, now=now)
 
+    # what a verb's --apply calls: the caller rule, the lease, recover, re-plan, the digest
+    # check (stale_plan), the job's refusals, apply, the fact (see .ritual)
+    managed.apply_previewed(ws, purpose="...", digest=digest, now=now, recover=..., plan=...,
+                            settle=..., apply=..., fact=...)
+
 * :mod:`.snapshot` — managed paths, entries on disk and their fingerprints
   (``file:<sha256>``, ``missing``, ``other:<sha256>``), gzip JSON snapshots.
 * :mod:`.plan` — the base/local/incoming decision table, mirrors, the digest.
 * :mod:`.diff3` — the line merge that turns non-overlapping edits on both
   sides into ``merged`` instead of ``conflict`` (decides like ``git merge-file``),
   over the line diff of :mod:`.linediff` and :mod:`.myers` (git's alignments).
+* :mod:`.ritual` — the one preview-and-apply ritual every caller applies through (the caller
+  rule, the checkout lease, recovery, the digest check, the journal fact).
 * :mod:`.transaction` — resolutions, the journaled apply, crash recovery, over
   the two journal layouts of :mod:`.stores` (a store directory, or one journal file).
 
-Policy (which files, which scope, which state files, the lease) belongs to
+Policy (which files, which scope, which state files, what blocks an apply) belongs to
 the caller; nothing here knows about skills or templates.
 """
 
 from .diff3 import MergeResult, merge3
 from .plan import STATUSES, Item, Plan, make_plan
+from .ritual import apply_previewed, check_digest, recover_pending
 from .snapshot import (
     MISSING,
     Entry,
@@ -61,5 +69,6 @@ __all__ = [
     "MergeResult", "merge3", "STATUSES", "Item", "Plan", "make_plan", "MISSING", "Entry", "check_path",
     "content_fingerprint", "file_entry", "hashed_entry", "inspect", "read_snapshot", "walk", "within",
     "write_snapshot", "Applied", "Commit", "JournalFile", "Recovery", "RecoveryRefused", "StalePlan", "Store",
-    "apply_plan", "recover", "resolve",
+    "apply_plan", "recover", "resolve", "apply_previewed", "check_digest",
+    "recover_pending",
 ]

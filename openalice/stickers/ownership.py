@@ -10,8 +10,8 @@ from pathlib import Path
 from openalice import managed
 from openalice.core import fs
 from openalice.core.errors import InvalidInput
-from openalice.harness.scopes import skill_trees
 from openalice.workspaces.registry import available_root
+from openalice.workspaces.skills import skill_trees
 
 from . import pack as packs
 

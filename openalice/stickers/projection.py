@@ -26,7 +26,8 @@ pack), with ``merge=False``: a file changed here is never merged.
   and its mirror, ``.alice``) is ``lstat``-checked first: a symlink is refused
   (``symlink_refused``), and the engine never writes through one.
 
-Apply takes the workspace checkout lease, recovers an interrupted apply,
+Apply (the one ritual, :func:`openalice.managed.apply_previewed`) takes the
+workspace checkout lease, recovers an interrupted apply,
 re-plans, compares the preview's digest, then runs the engine's journaled
 transaction (:class:`openalice.managed.JournalFile`): the recovery after a
 crash puts every touched file back as it was, and refuses — touching nothing —
@@ -51,9 +52,8 @@ from openalice import journal, managed
 from openalice.core import clock, git
 from openalice.core.errors import Conflict, UsageError
 from openalice.harness.recovery import clear_git_locks
-from openalice.harness.scopes import SKILL_MIRROR, SKILL_MIRRORS, SKILL_PRIMARY, skill_targets
-from openalice.workspaces.access import Caller, authorize_write
 from openalice.workspaces.checkout import checkout
+from openalice.workspaces.skills import SKILL_MIRRORS, primary_of, skill_targets
 
 from . import library
 from . import pack as packs
@@ -84,14 +84,10 @@ __all__ = ["STATE_FILE", "JOURNAL_FILE", "STICKER_DIR", "SKILL_FILES", "OWNER", 
 def recover_workspace(ws, *, now: datetime, wait: float = RECOVERY_WAIT, lease_held: bool = False
                       ) -> list[managed.Recovery]:
     """Finish or undo an interrupted sticker apply of ``ws`` (under its checkout lease)."""
-    root = _root(ws)
-    store = journal_store(root)
-    if not os.path.lexists(store.journal_path):
-        return []
-    if lease_held:
-        return _recover(ws, store, now)
-    with checkout(ws, "alice-harness stickers recovery", now=now, wait=wait):
-        return _recover(ws, store, now)
+    store = journal_store(_root(ws))
+    return managed.recover_pending(ws, purpose="alice-harness stickers recovery", now=now, wait=wait,
+                                   lease_held=lease_held, pending=os.path.lexists(store.journal_path),
+                                   recover=lambda: _recover(ws, store, now))
 
 
 def _recover(ws, store: managed.JournalFile, now: datetime) -> list[managed.Recovery]:
@@ -109,10 +105,6 @@ def _journal(type_: str, payload: dict, now: datetime) -> None:
 
 
 # -- planning ---------------------------------------------------------------------------------------
-
-def _primary(rel: str) -> str:
-    return SKILL_PRIMARY + rel[len(SKILL_MIRROR):] if rel.startswith(SKILL_MIRROR) else rel
-
 
 @dataclass
 class Preview:
@@ -231,7 +223,7 @@ def _make_preview(ws, root: Path, action: str, pack_id: str | None, restore: boo
                    for s in pack.stickers}
         targets.update(skill_targets(packs.SKILL_NAME, {"SKILL.md": pack.skill}))
         scope.insert(0, STICKER_DIR + "/")
-    force = sorted({_primary(rel) for rel in baseline if managed.within(rel, scope)}) if restore else []
+    force = sorted({primary_of(rel) for rel in baseline if managed.within(rel, scope)}) if restore else []
     identity = {"workspaceId": ws.id, "owner": OWNER, "action": action, "restore": restore,
                 "packId": pack.id if pack else None, "revision": pack.revision if pack else None,
                 "from": None if state is None else {k: state[k] for k in ("enabled", "packId", "revision")}}
@@ -294,30 +286,28 @@ def apply(ws, *, action: str = "enable", pack_id: str | None = None, restore: bo
           ) -> tuple[Preview, managed.Applied | None]:
     """Apply ``action`` to ``ws``; ``(preview, None)`` when it was already current."""
     root = _root(ws)
-    authorize_write(Caller.of_process(), ws)    # a headless run changes only its own workspace
-    for rel in keep:
-        managed.check_path(rel, field="--keep")
-    with checkout(ws, f"alice-harness stickers {action}", now=now):
+
+    def recover() -> list[managed.Recovery]:
         # git's locks a killed commit (a harness upgrade's) left: removed here too, under the same proof
         recovered = clear_git_locks(ws, root, owner=OWNER, now=now, held_since=time.time())
-        recovered += recover_workspace(ws, now=now, lease_held=True)
-        result = _make_preview(ws, root, action, pack_id, restore)
-        result.recovered = recovered
-        if digest is not None and digest != result.digest:
-            raise managed.StalePlan("the workspace changed since the preview (the plan's digest is now "
-                                    f"{result.digest[:12]}…, not {digest[:12]}…); preview again",
-                                    code="stale_plan", details={"digest": result.digest})
+        return recovered + recover_workspace(ws, now=now, lease_held=True)
+
+    def settle(result: Preview) -> bool:
         _refuse_conflicts(result, keep)
-        if result.status == "current" and not keep:
-            return result, None
-        applied = _apply_preview(result, root, keep=keep, now=now)
-    meta = result.state_docs(applied.baseline)[STATE_FILE]
-    _journal("stickers.applied", {"workspaceId": ws.id, "action": action, "packId": meta["packId"],
-                                  "revision": meta["revision"],
-                                  "fromRevision": result.state["revision"] if result.state else None,
-                                  "digest": result.digest, "changed": len(applied.changed),
-                                  "kept": len(applied.kept)}, now)
-    return result, applied
+        return result.status == "current" and not keep
+
+    def fact(result: Preview, applied: managed.Applied) -> tuple[str, dict]:
+        meta = result.state_docs(applied.baseline)[STATE_FILE]
+        return "stickers.applied", {"workspaceId": ws.id, "action": action, "packId": meta["packId"],
+                                    "revision": meta["revision"],
+                                    "fromRevision": result.state["revision"] if result.state else None,
+                                    "digest": result.digest, "changed": len(applied.changed),
+                                    "kept": len(applied.kept)}
+
+    return managed.apply_previewed(
+        ws, purpose=f"alice-harness stickers {action}", digest=digest, now=now, resolutions={"--keep": keep},
+        recover=recover, plan=lambda: _make_preview(ws, root, action, pack_id, restore), settle=settle,
+        apply=lambda result: _apply_preview(result, root, keep=keep, now=now), fact=fact)
 
 
 # -- a new workspace --------------------------------------------------------------------------------

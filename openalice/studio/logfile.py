@@ -18,6 +18,7 @@ import re
 import threading
 from pathlib import Path
 
+from openalice.core import pipes
 from openalice.core.redact import redact
 
 __all__ = ["TAIL_BYTES", "ROTATE_BYTES", "LINE_LIMIT", "LOOPBACK", "redact_line", "redact_for_display",
@@ -26,7 +27,6 @@ __all__ = ["TAIL_BYTES", "ROTATE_BYTES", "LINE_LIMIT", "LOOPBACK", "redact_line"
 TAIL_BYTES = 64 * 1024
 ROTATE_BYTES = 8 * 1024 * 1024
 LINE_LIMIT = 16 * 1024          # a longer line is cut (and marked) before redaction
-READ_SIZE = 64 * 1024
 LOOPBACK = "[HARNESS_LOOPBACK]"
 _LOOPBACK_RE = re.compile(
     r"(?i)(?<![\w.-])(?:127(?:\.\d{1,3}){3}|localhost|\[::1\]|::1|0\.0\.0\.0)(?::\d{1,5})\b(?![\w-])")
@@ -47,7 +47,9 @@ class LogPump(threading.Thread):
     """Drain one pipe into the shared log file, a redacted line at a time.
 
     Several pumps (stdout, stderr) share one :class:`_LogFile`; each whole line
-    is one ``write`` under its lock, so lines never interleave mid-way.  The
+    is one ``write`` under its lock, so lines never interleave mid-way.  Lines
+    come from :func:`openalice.core.pipes.read_lines` (the one pipe reader): one
+    longer than ``LINE_LIMIT`` is cut and marked, and its rest skipped.  The
     pipe is always drained to its end, even when the log cannot be written (a
     child blocked on a full pipe would never exit).
     """
@@ -58,27 +60,9 @@ class LogPump(threading.Thread):
         self.log = log
 
     def run(self) -> None:
-        fd = self.pipe.fileno()
-        pending = bytearray()
         try:
-            while True:
-                chunk = os.read(fd, READ_SIZE)
-                if not chunk:
-                    break
-                pending += chunk
-                start = 0
-                while True:
-                    end = pending.find(b"\n", start)
-                    if end < 0:
-                        break
-                    self.log.write_line(bytes(pending[start:end]))
-                    start = end + 1
-                del pending[:start]
-                if len(pending) > LINE_LIMIT:
-                    self.log.write_line(bytes(pending[:LINE_LIMIT]), cut=True)
-                    pending.clear()
-            if pending:
-                self.log.write_line(bytes(pending))
+            for line, cut in pipes.read_lines(self.pipe.fileno(), limit=LINE_LIMIT):
+                self.log.write_line(line[:-1] if line.endswith(b"\n") else line, cut=cut)
         except OSError:
             pass
         finally:

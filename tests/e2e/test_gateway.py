@@ -366,6 +366,7 @@ def test_a_signal_stops_the_gateway_and_its_followers_cleanly(home, sig):
     served.close()
 
 
+@pytest.mark.process  # alice serve: a server, run as a process
 def test_non_loopback_needs_an_explicit_flag(cli):
     r = cli("alice", "serve", "--host", "0.0.0.0", "--port", "0", "--json")
     assert r.returncode == 2
@@ -388,6 +389,7 @@ def test_remote_bind_warns_and_json_first_line(home):
         proc.stdout.close()
 
 
+@pytest.mark.process  # alice serve: a server, run as a process
 def test_a_busy_port_is_exit_3(home, cli):
     with Served(tool_path("alice"), home["env"]) as s:
         r = cli("alice", "serve", "--port", str(s.port), "--json")

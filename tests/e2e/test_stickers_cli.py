@@ -9,6 +9,7 @@ written), SIGKILL at each step of the transaction, and the caller rule.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import signal
@@ -34,7 +35,7 @@ def test_help_lists_the_verbs_with_examples(cli):
     assert top.returncode == 0 and "  stickers" in top.stdout
     group = cli("alice-harness", "stickers", "--help")
     assert group.returncode == 0 and "examples:" in group.stdout
-    for verb in ("list", "show", "import", "enable", "disable", "status"):
+    for verb in ("list", "show", "cat", "import", "enable", "disable", "status"):
         assert verb in group.stdout
         r = cli("alice-harness", "stickers", verb, "--help")
         assert r.returncode == 0 and "examples:" in r.stdout, r
@@ -54,6 +55,13 @@ def test_the_by_hand_run_import_switch_keep_a_personal_sticker_push_a_reference(
     assert "alice-color (default)" in cli("alice-harness", "stickers", "list").stdout
     shown = cli("alice-harness", "stickers", "show", "alice-ink", "--json")
     assert conforms("stickers-show", shown.json())["stickers"][0]["reference"] == "[[sticker/wave.png]]"
+    # cat: one image's bytes, checked against the pack (the page's thumbnails)
+    cat = conforms("stickers-cat", cli("alice-harness", "stickers", "cat", "alice-ink", "wave.png", "--json").json())
+    raw = base64.b64decode(cat["content"])
+    assert raw.startswith(b"\x89PNG") and hashlib.sha256(raw).hexdigest() == cat["sha256"] == \
+        shown.json()["stickers"][0]["sha256"] and cat["bytes"] == len(raw)
+    missing = cli("alice-harness", "stickers", "cat", "alice-ink", "nope.png", "--json")
+    assert missing.returncode == 2 and missing.json()["error"]["code"] == "unknown_sticker"
 
     # A custom pack, zipped inside one top-level directory.
     cats = make_pack(tmp_path / "cats", stickers={"wave.png": tiny_png(11), "purr.png": tiny_png(12),

@@ -12,10 +12,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from openalice.core import resources
 from openalice.core.schema import Validator
 from tests.conftest import tool_path
 from tests.studio.conftest import APP, leftovers
+
+# Studio and the proxy are daemons naming the pid of the command that started them:
+# processes (docs/conventions.md, "CLI tests")
+pytestmark = pytest.mark.process
 
 
 def fetch(proxy_port: int, host: str, path: str = "/small") -> tuple[int, bytes]:

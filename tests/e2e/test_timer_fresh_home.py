@@ -23,6 +23,9 @@ import pytest
 
 from tests.runs.standins import StandIns, fixtures_dir
 
+# an installed timer fires the tools as a fresh process would: processes (docs/conventions.md, "CLI tests")
+pytestmark = pytest.mark.process
+
 MINIMAL = "/usr/bin:/bin"
 
 

@@ -110,6 +110,24 @@ def test_an_invalid_session_id_is_an_error_for_writers_and_validate(cli, workspa
     assert health["issues"][0]["state"] == "blocked" and health["issues"][0]["ownerState"] == "invalid"
 
 
+def test_an_invalid_session_id_is_refused_on_an_unscheduled_issue_too(cli, workspace, env):
+    """Unscheduled, the issue still owns a conversation (comments go to its
+    session), so `@resume-!!` is an error for writers and validate too."""
+    r = cli("alice", "issue", "create", "--title", "Talk", "--id", "talk", "--assignee", "@resume-!!",
+            "--json", cwd=workspace, env=env["installed"])
+    assert r.returncode == 2 and r.json()["error"]["field"] == "assignee", r
+    assert not (workspace / ".alice" / "issues" / "talk.md").exists()
+    ok = cli("alice", "issue", "create", "--title", "Talk", "--id", "talk", "--assignee", "@resume-s1",
+             "--json", cwd=workspace, env=env["installed"])
+    assert ok.returncode == 0, ok
+    (workspace / ".alice" / "issues" / "talk.md").write_text(
+        '---\ntitle: Talk\nassignee: "@resume-!!"\n---\n\nb\n')
+    v = cli("alice", "issue", "validate", cwd=workspace, env=env["installed"])
+    assert v.returncode == 2 and "talk.md:assignee: invalid session id" in v.stdout, v
+    done = cli("alice", "issue", "update", "talk", "--status", "done", cwd=workspace, env=env["installed"])
+    assert done.returncode == 0, done        # a done issue is never delivered to
+
+
 def test_run_now_refuses_with_the_same_reason(cli, workspace, env):
     write(workspace, "job", "credential: nope\n")
     r = cli("alice-schedule", "run-now", "job", "--json", cwd=workspace, env=env["installed"])

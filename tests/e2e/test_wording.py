@@ -82,3 +82,38 @@ def test_issue_create_says_when_the_scan_will_block_it(cli, workspace, tmp_path)
             "--body", "b", cwd=workspace, env={"PATH": _fake_agent(tmp_path)})
     assert r.returncode == 0, r
     assert "due now (the next scan starts it)" in r.stdout and "block" not in r.stdout, r.stdout
+
+
+def test_list_board_and_show_say_when_the_scan_will_block_a_due_issue(cli, workspace, tmp_path):
+    """The listing views gave every due issue "the next scan starts it", also
+    the ones the scan refuses (issue 22): they now ask the same readiness rule
+    for the due ones, in text and in --json (schedule.blocked)."""
+    from tests.conftest import tool_path
+    from tests.helpers.schemas import conforms
+
+    tools = os.path.dirname(tool_path("alice"))
+    bare = {"PATH": f"{tools}:/usr/bin:/bin"}
+    for title in ("Blocked", "Ready"):
+        r = cli("alice", "issue", "create", "--id", title.lower(), "--title", title, "--every", "5m",
+                "--agent", "claude", "--body", "b", cwd=workspace,
+                env=bare if title == "Blocked" else {"PATH": _fake_agent(tmp_path)})
+        assert r.returncode == 0, r
+    with_agent = {"PATH": str(tmp_path / "fakebin") + ":" + bare["PATH"]}
+    for env, blocked in ((bare, {"blocked", "ready"}), (with_agent, set())):
+        listed = cli("alice", "issue", "list", "--json", cwd=workspace, env=env)
+        assert listed.returncode == 0, listed
+        conforms("issue-list", listed.json())
+        marks = {i["id"]: i["schedule"].get("blocked") for i in listed.json()["issues"]}
+        assert {k for k, v in marks.items() if v} == blocked, marks
+        if blocked:
+            assert marks["blocked"]["code"] == "agent_not_installed"
+        text = cli("alice", "issue", "list", cwd=workspace, env=env).stdout
+        board = cli("alice", "issue", "board", cwd=workspace, env=env)
+        conforms("issue-board", cli("alice", "issue", "board", "--json", cwd=workspace, env=env).json())
+        show = cli("alice", "issue", "show", "blocked", cwd=workspace, env=env)
+        for out in (text, board.stdout, show.stdout):
+            if blocked:
+                assert "the next scan starts it" not in out, out
+                assert "due now, but the scan will block it (agent_not_installed:" in out, out
+            else:
+                assert "due now (the next scan starts it)" in out and "scan will block" not in out, out

@@ -12,7 +12,8 @@ ENTRY = "inbox-1796029200000-7k2m9x4q"
 def _sample_path(pattern: str) -> str:
     return (pattern.replace("{adapter}", "claude").replace("{workspace}", "notes")
             .replace("{issue}", "daily").replace("{entry}", ENTRY).replace("{task}", "run-AbCdEf12")
-            .replace("{index}", "0").replace("{log}", "stderr"))
+            .replace("{index}", "0").replace("{log}", "stderr").replace("{pack}", "alice-ink")
+            .replace("{sticker}", "wave.png").replace("{connector}", "hook"))
 
 
 ALL_ROUTES = [(m, _sample_path(p)) for m, p, _, _ in ROUTES]
@@ -98,7 +99,8 @@ TRAVERSALS = ["..", "%2e%2e", "%2E%2E", "a%2Fb", "..%2F..%2Fetc%2Fpasswd", "%00"
 
 def _param_routes():
     for method, pattern, _, _ in ROUTES:
-        for kind in ("adapter", "workspace", "issue", "entry", "task", "index", "log"):
+        for kind in ("adapter", "workspace", "issue", "entry", "task", "index", "log", "pack", "sticker",
+                     "connector"):
             if "{" + kind + "}" in pattern:
                 yield method, pattern, kind
 

@@ -98,9 +98,11 @@ def toy_app(tmp_path, cli):
 
 @pytest.fixture
 def harness(cli, toy_app):
-    """``harness("studio", "start", ...)``: alice-harness run inside the toy workspace."""
+    """``harness("studio", "start", ...)``: alice-harness run inside the toy workspace, as a
+    process (docs/conventions.md, "CLI tests"): Studio's leases, supervisor and proxy
+    records name the pid of the command that wrote them, and a stale holder is killed."""
 
     def run(*args, env=None, timeout=60):
-        return cli("alice-harness", *args, cwd=toy_app, env=env, timeout=timeout)
+        return cli.process("alice-harness", *args, cwd=toy_app, env=env, timeout=timeout)
 
     return run

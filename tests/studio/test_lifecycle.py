@@ -242,6 +242,7 @@ def test_logs_are_a_redacted_tail(harness):
     assert harness("studio", "stop").returncode == 0
 
 
+@pytest.mark.process  # Studio verbs: a process of their own (tests/studio/conftest.py: harness)
 def test_concurrent_starts_are_serialized_into_one_generation(cli, toy_app):
     import subprocess
 
@@ -273,6 +274,7 @@ def test_bad_ready_timeout_is_a_usage_error(harness):
     assert not (studio_dir() / "toy").exists()
 
 
+@pytest.mark.process  # Studio verbs: a process of their own (tests/studio/conftest.py: harness)
 @pytest.mark.parametrize("verb", ["start", "restart", "status", "logs", "stop"])
 def test_every_verb_takes_workspace_from_anywhere(cli, toy_app, tmp_path, verb):
     r = cli("alice-harness", "studio", verb, "--workspace", "toy", "--json", cwd=tmp_path)

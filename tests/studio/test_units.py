@@ -180,6 +180,19 @@ def test_operations_queue_behind_the_lease_then_give_up(monkeypatch):
     assert leases.acquire_waiting(path, "fourth", 60, now=lambda: next(later), wait=5).owner == "fourth"
 
 
+def test_the_rest_of_an_overlong_line_is_skipped_not_logged_as_more_lines(tmp_path):
+    read_end, write_end = os.pipe()
+    path = tmp_path / "studio.log"
+    log = logfile.open_log(path)
+    pump = logfile.LogPump(os.fdopen(read_end, "rb"), log, "test")
+    pump.start()
+    with os.fdopen(write_end, "wb") as pipe:      # longer than one read of the pipe: it straddles reads
+        pipe.write(b"z" * 100_000 + b" token=hunter2\nnext\n")
+    pump.join(10)
+    log.close()
+    assert path.read_text().splitlines() == ["z" * logfile.LINE_LIMIT + " [line cut]", "next"]
+
+
 def test_the_error_codes_are_the_ones_the_record_schema_allows():
     from openalice.core.resources import schema
     from openalice.studio.supervisor import ERROR_CODES, OUTCOMES

@@ -13,12 +13,15 @@ enforces the watchdog, and finally writes the terminal status, records the
 engine's native session id for the next resume, journals the run, and
 releases the admission marker.  See docs/runs.md ("Runner").
 
-The package, one job per module: :mod:`.context` (what runs: workspace,
-issue, session binding), :mod:`.engine` (projection, spawn, watchdog,
-hand-off to the normalizer), :mod:`.capture` (pipes into capped logs,
-``structured.json`` snapshots), :mod:`.finish` and :mod:`.outcome` (the
-terminal record, the status rule, the ``runtime.*`` facts), :mod:`.run` (one
-run from claim to release).
+The package, one job per module, each step an object given what it needs
+when it is made (no mixins): :mod:`.state` (``RunState``: the task record,
+the facts' seqs, interruption and the watchdog's kill, the process: what every
+step shares), :mod:`.context` (``RunContext``: what runs: workspace, issue,
+session binding), :mod:`.engine` (``Engine``: projection, spawn, watchdog,
+hand-off to the normalizer), :mod:`.capture` (pipes into capped logs through
+:mod:`openalice.core.pipes`, ``structured.json`` snapshots), :mod:`.finish`
+(``Finish``) and :mod:`.outcome` (the terminal record, the status rule, the
+``runtime.*`` facts), :mod:`.run` (one run from claim to release: the order).
 
 Nothing here writes the child's environment or argv anywhere: the environment
 holds credential secrets, and argv is only ever used to exec.

@@ -9,11 +9,11 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from openalice.core import fs
+from openalice.core import fs, pipes
 
 STREAM_CAP = 16 * 1024 * 1024        # bytes kept of each raw stream (stdout.log, stderr.log)
 LINE_LIMIT = 4 * 1024 * 1024         # one stdout line held in memory at most; the rest is skipped
-READ_SIZE = 64 * 1024                # bytes per read of a child's pipe
+READ_SIZE = pipes.READ_SIZE         # bytes per read of a child's pipe
 SNAPSHOT_INTERVAL = 0.25             # structured.json is rewritten at most this often while running
 
 
@@ -21,7 +21,8 @@ class Pump(threading.Thread):
     """Drain one pipe into a capped log file, handing each stdout line on.
 
     The pipe is read in chunks as they arrive (one log write per chunk, so
-    the log is current without a write per line), then split into lines.
+    the log is current without a write per line), then split into lines
+    (:func:`openalice.core.pipes.read_lines`, the one pipe reader).
     Past ``STREAM_CAP`` the log stops growing but the pipe is still drained
     (a child blocked on a full pipe would never exit) and lines still reach
     ``on_line``.  A line longer than ``LINE_LIMIT`` is handed on cut at the
@@ -44,38 +45,17 @@ class Pump(threading.Thread):
             self.error = exc
             fd = -1
         source = self.pipe.fileno()
-        pending = bytearray()
-        skipping = False          # inside the remainder of an overlong line
         try:
-            while True:
-                chunk = os.read(source, READ_SIZE)
-                if not chunk:
-                    break
-                self._log(fd, chunk)
-                if self.on_line is None:
-                    continue
-                pending += chunk
-                start = 0
-                while True:
-                    end = pending.find(b"\n", start)
-                    if end < 0:
-                        break
-                    if skipping:
-                        skipping = False
-                    else:
-                        self.on_line(bytes(pending[start:min(end + 1, start + LINE_LIMIT)]))
-                    start = end + 1
-                del pending[:start]
-                if len(pending) >= LINE_LIMIT:
-                    if not skipping:
-                        self.on_line(bytes(pending[:LINE_LIMIT]))
-                    skipping = True
-                    pending.clear()
-            if pending and not skipping and self.on_line is not None:
-                self.on_line(bytes(pending))
+            if self.on_line is None:
+                for chunk in pipes.read_chunks(source, READ_SIZE):
+                    self._log(fd, chunk)
+            else:
+                for line, _cut in pipes.read_lines(source, limit=LINE_LIMIT, size=READ_SIZE,
+                                                   on_chunk=lambda chunk: self._log(fd, chunk)):
+                    self.on_line(line)
         except BaseException as exc:
             self.error = exc
-            _drain(source)
+            pipes.drain(source, READ_SIZE)
         finally:
             if fd >= 0:
                 if self.dropped:
@@ -107,14 +87,6 @@ def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]
-
-
-def _drain(fd: int) -> None:
-    try:
-        while os.read(fd, READ_SIZE):
-            pass
-    except OSError:
-        pass
 
 
 class SnapshotWriter(threading.Thread):

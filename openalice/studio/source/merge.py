@@ -1,5 +1,6 @@
 """``source apply``: merge exactly the previewed commit as one ``--no-ff`` merge commit that also
-updates the receipt, under the Studio operation lease and the checkout lease; anything that fails
+updates the receipt, under the Studio operation lease and the checkout lease (the one ritual,
+:func:`openalice.managed.apply_previewed`); anything that fails
 midway is aborted (work tree, index and HEAD as before)."""
 
 from __future__ import annotations
@@ -9,14 +10,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from openalice import journal
 from openalice.core import fs, git
 from openalice.core.errors import Busy, Conflict, InvalidInput, OperationalError, UsageError
 from openalice.core.proc import crash_point
-from openalice.managed import StalePlan
+from openalice.managed import apply_previewed
 from openalice.studio import lifecycle
-from openalice.workspaces.access import Caller, authorize_write
-from openalice.workspaces.checkout import checkout
 
 from .plan import Preview, _git_root, _plan
 from .receipt import COMMIT_TRAILER, INCOMING_REF, MERGE_TREE_GIT, RECEIPT_FILE, TRAILER, Receipt, _read_receipt
@@ -46,43 +44,50 @@ def apply(ws, *, digest: str, now: datetime) -> tuple[Preview, Applied | None]:
         raise UsageError("--digest must be the 64-hex digest a preview printed", field="--digest", code="usage")
     git.require_version(MERGE_TREE_GIT, "source upgrades (merge-tree --write-tree)")
     root = _git_root(ws)
-    authorize_write(Caller.of_process(), ws)     # a headless run upgrades only its own workspace
-    with lifecycle.held_idle(ws, "source apply", now=now):     # no Studio now, none can start meanwhile
-        with checkout(ws, "alice-harness source apply", now=now):
-            recovered = _recover(ws, root, now)
-            receipt, receipt_bytes = _read_receipt(root)
-            commit = git.resolve_commit(root, INCOMING_REF)
-            if commit is None:
-                raise InvalidInput("nothing was previewed here; run 'alice-harness source preview' first",
-                                   code="stale_plan", details={"digest": None})
-            plan = _plan(ws, root, receipt, receipt_bytes, commit, None)
-            plan.recovered = recovered
-            if plan.digest != digest:
-                raise StalePlan("the workspace or the previewed target changed since the preview (the plan's "
-                                f"digest is now {plan.digest[:12]}…, not {digest[:12]}…); preview again",
-                                code="stale_plan", details={"digest": plan.digest})
-            if plan.current:
-                git.delete_ref(root, INCOMING_REF)
-                return plan, None
-            for blocker in plan.blockers:
-                cls = Busy if blocker["code"] in ("live_run", "studio_running") else Conflict
-                raise cls(blocker["message"], code=blocker["code"],
-                          details={k: v for k, v in blocker.items() if k not in ("code", "message")})
-            if not plan.mergeable:
-                raise Conflict(f"the merge has conflicts in {len(plan.conflicts)} path"
-                               f"{'s' if len(plan.conflicts) != 1 else ''}: {', '.join(plan.conflicts[:5])}"
-                               "; nothing was changed (merge by hand: git merge "
-                               f"{plan.commit[:12]}, or resolve upstream)", code="merge_conflict",
-                               details={"conflicts": plan.conflicts})
-            git.require_unlocked(root, "merge")     # a lock _recover could not prove stale: a live git's
-            applied = _merge(root, plan)
-    git.delete_ref(root, INCOMING_REF)
-    journal.record("harness.source.upgraded", {
-        "workspaceId": ws.id, "template": receipt.template, "repository": receipt.repository,
-        "fromCommit": receipt.commit, "toCommit": plan.commit, "fromVersion": receipt.version,
-        "toVersion": plan.version, "digest": plan.digest, "commit": applied.commit,
-        "changed": len(applied.changed)}, now=now)
-    return plan, applied
+
+    def plan() -> Preview:
+        receipt, receipt_bytes = _read_receipt(root)
+        commit = git.resolve_commit(root, INCOMING_REF)
+        if commit is None:
+            raise InvalidInput("nothing was previewed here; run 'alice-harness source preview' first",
+                               code="stale_plan", details={"digest": None})
+        return _plan(ws, root, receipt, receipt_bytes, commit, None)
+
+    def settle(plan: Preview) -> bool:
+        if plan.current:
+            git.delete_ref(root, INCOMING_REF)
+            return True
+        for blocker in plan.blockers:
+            cls = Busy if blocker["code"] in ("live_run", "studio_running") else Conflict
+            raise cls(blocker["message"], code=blocker["code"],
+                      details={k: v for k, v in blocker.items() if k not in ("code", "message")})
+        if not plan.mergeable:
+            raise Conflict(f"the merge has conflicts in {len(plan.conflicts)} path"
+                           f"{'s' if len(plan.conflicts) != 1 else ''}: {', '.join(plan.conflicts[:5])}"
+                           "; nothing was changed (merge by hand: git merge "
+                           f"{plan.commit[:12]}, or resolve upstream)", code="merge_conflict",
+                           details={"conflicts": plan.conflicts})
+        git.require_unlocked(root, "merge")     # a lock _recover could not prove stale: a live git's
+        return False
+
+    def apply_(plan: Preview) -> Applied:
+        applied = _merge(root, plan)
+        git.delete_ref(root, INCOMING_REF)
+        return applied
+
+    def fact(plan: Preview, applied: Applied) -> tuple[str, dict]:
+        receipt = plan.receipt
+        return "harness.source.upgraded", {
+            "workspaceId": ws.id, "template": receipt.template, "repository": receipt.repository,
+            "fromCommit": receipt.commit, "toCommit": plan.commit, "fromVersion": receipt.version,
+            "toVersion": plan.version, "digest": plan.digest, "commit": applied.commit,
+            "changed": len(applied.changed)}
+
+    return apply_previewed(
+        ws, purpose="alice-harness source apply", digest=digest, now=now,
+        hold=lifecycle.held_idle(ws, "source apply", now=now),     # no Studio now, none can start meanwhile
+        recover=lambda: _recover(ws, root, now), plan=plan, settle=settle, apply=apply_, fact=fact,
+        changed="the workspace or the previewed target")
 
 
 def _merge(root: Path, plan: Preview) -> Applied:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from openalice import journal
 from openalice.core import git
-from openalice.workspaces.checkout import checkout
+from openalice.managed import recover_pending
 
 from .receipt import TRAILER
 
@@ -25,10 +25,9 @@ def recover(ws, *, now: datetime, wait: float = RECOVERY_WAIT) -> list[dict]:
     """Remove stale git locks and abort a source merge a killed ``apply`` left in progress
     (under the checkout lease; nothing is taken when there is neither)."""
     root = Path(ws.path)
-    if not _ours_in_progress(root) and not git.lock_files(root):
-        return []
-    with checkout(ws, "alice-harness source recovery", now=now, wait=wait):
-        return _recover(ws, root, now)
+    return recover_pending(ws, purpose="alice-harness source recovery", now=now, wait=wait,
+                           pending=_ours_in_progress(root) or bool(git.lock_files(root)),
+                           recover=lambda: _recover(ws, root, now))
 
 
 def _recover(ws, root: Path, now: datetime) -> list[dict]:
