@@ -46,13 +46,8 @@ ALLOWLIST: set[str] = {
     "openalice.gateway.server -> openalice.gateway.handler._Handler",
     # managed/, harness/upgrade.py (and what it shares with status and planning), stickers/projection.py,
     # studio/source/merge.py (rituals: the one preview-and-apply ritual redraws these seams).
-    "openalice.harness.status -> openalice.harness.upgrade._make_preview",
-    "openalice.harness.upgrade -> openalice.harness.planning._make_preview",
-    "openalice.harness.upgrade -> openalice.harness.planning._template_of",
-    "openalice.harness.upgrade -> openalice.harness.scopes._root",
     "openalice.managed.linediff -> openalice.managed.myers._Search",
     "openalice.managed.linediff -> openalice.managed.myers._isqrt_approx",
-    "openalice.stickers.projection -> openalice.stickers.ownership._root",
     "openalice.studio.source.merge -> openalice.studio.source.plan._git_root",
     "openalice.studio.source.merge -> openalice.studio.source.plan._plan",
     "openalice.studio.source.merge -> openalice.studio.source.receipt._read_receipt",
