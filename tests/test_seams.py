@@ -46,13 +46,6 @@ ALLOWLIST: set[str] = {
     "openalice.gateway.server -> openalice.gateway.handler._Handler",
     # managed/, harness/upgrade.py (and what it shares with status and planning), stickers/projection.py,
     # studio/source/merge.py (rituals: the one preview-and-apply ritual redraws these seams).
-    "openalice.managed.linediff -> openalice.managed.myers._Search",
-    "openalice.managed.linediff -> openalice.managed.myers._isqrt_approx",
-    "openalice.studio.source.merge -> openalice.studio.source.plan._git_root",
-    "openalice.studio.source.merge -> openalice.studio.source.plan._plan",
-    "openalice.studio.source.merge -> openalice.studio.source.receipt._read_receipt",
-    "openalice.studio.source.merge -> openalice.studio.source.recovery._recover",
-    "openalice.studio.source.plan -> openalice.studio.source.receipt._read_receipt",
 }
 
 

@@ -80,7 +80,7 @@ def parse_receipt(data: bytes, *, file) -> Receipt:
     return Receipt(doc["template"], doc["repository"], doc["version"], doc["commit"])
 
 
-def _read_receipt(root: Path) -> tuple[Receipt, bytes]:
+def read_receipt(root: Path) -> tuple[Receipt, bytes]:
     path = root / RECEIPT_FILE
     try:
         data = fs.read_bytes(path, max_bytes=MAX_RECEIPT, missing=None, root=root)
