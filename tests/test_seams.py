@@ -42,8 +42,6 @@ ALLOWLIST: set[str] = {
     "openalice.schedule.timer_homes -> openalice.schedule.timers._user_home",
     "openalice.schedule.timer_removal -> openalice.schedule.timers._run",
     # gateway/ (pagews),
-    "openalice.gateway.handler -> openalice.gateway.server._Server",
-    "openalice.gateway.server -> openalice.gateway.handler._Handler",
     # managed/, harness/upgrade.py (and what it shares with status and planning), stickers/projection.py,
     # studio/source/merge.py (rituals: the one preview-and-apply ritual redraws these seams).
 }
