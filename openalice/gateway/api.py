@@ -61,6 +61,12 @@ class Response:
         return cls(status, json.dumps(document, ensure_ascii=False).encode("utf-8"))
 
     @classmethod
+    def unreadable(cls, verb: str) -> "Response":
+        """502: ``verb`` printed a document the gateway cannot read."""
+        return cls.json(502, {"error": {"code": "cli_failed", "exit": 1,
+                                        "message": f"{verb} returned a document the gateway cannot read"}})
+
+    @classmethod
     def error(cls, err: HttpError) -> "Response":
         response = cls.json(err.status, error_document(err))
         response.headers.update(err.headers)
