@@ -52,8 +52,8 @@ def clear_git_locks(ws, root: Path, *, owner: str, now: datetime, held_since: fl
     top = os.path.realpath(root)
     files = sorted(os.path.relpath(p, top) if os.path.realpath(p).startswith(top + os.sep) else os.fspath(p)
                    for p in removed)
-    _journal("harness.recovered", {"workspaceId": ws.id, "owner": owner, "outcome": "git_lock_removed",
-                                   "digest": None, "paths": len(files), "files": files}, now)
+    journal.record("harness.recovered", {"workspaceId": ws.id, "owner": owner, "outcome": "git_lock_removed",
+                                         "digest": None, "paths": len(files), "files": files}, now=now)
     return [managed.Recovery(outcome="git_lock_removed", digest=None, owner=owner, paths=files, meta={})]
 
 
@@ -65,11 +65,7 @@ def _recover_all(ws, root: Path, now: datetime) -> list[managed.Recovery]:
         result = managed.recover(store)
         if result is not None:
             done.append(result)
-            _journal("harness.recovered", {"workspaceId": ws.id, "owner": result.owner,
-                                           "outcome": result.outcome, "digest": result.digest,
-                                           "paths": len(result.paths)}, now)
+            journal.record("harness.recovered", {"workspaceId": ws.id, "owner": result.owner,
+                                                 "outcome": result.outcome, "digest": result.digest,
+                                                 "paths": len(result.paths)}, now=now)
     return done
-
-
-def _journal(type_: str, payload: dict, now: datetime) -> None:
-    journal.record(type_, payload, now=now)

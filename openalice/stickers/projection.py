@@ -95,13 +95,9 @@ def _recover(ws, store: managed.JournalFile, now: datetime) -> list[managed.Reco
     result = managed.recover(store)
     if result is None:
         return []
-    _journal("stickers.recovered", {"workspaceId": ws.id, "outcome": result.outcome, "digest": result.digest,
-                                    "paths": len(result.paths)}, now)
+    journal.record("stickers.recovered", {"workspaceId": ws.id, "outcome": result.outcome, "digest": result.digest,
+                                          "paths": len(result.paths)}, now=now)
     return [result]
-
-
-def _journal(type_: str, payload: dict, now: datetime) -> None:
-    journal.record(type_, payload, now=now)
 
 
 # -- planning ---------------------------------------------------------------------------------------
