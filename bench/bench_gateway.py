@@ -17,7 +17,7 @@ client's round trip minus the child's run time that the gateway reports in
 ``Server-Timing`` — which is what the gateway adds around the CLI call and
 is what the goal is checked on.
 
-Then the issue detail view's routes and its first render in headless
+Then the issue detail view's routes, its first render and the run detail view's in headless
 Chromium (``gateway_issues.py``: goals ≤ 10 ms p99 own time, ≤ 300 ms render),
 and the workspace view's routes (``gateway_workspace.py``: ≤ 10 ms p99 own time).
 """

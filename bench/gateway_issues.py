@@ -1,5 +1,5 @@
-"""The issue detail view's routes and first render (issue 26 item 3), for
-``bench_gateway.py``.
+"""The issue detail view's routes and first render (issue 26 item 3), and the
+run detail view's first render (item 1), for ``bench_gateway.py``.
 
 Over the browser tests' site (tests/helpers/web_site.py: real CLIs, stand-in
 engines), each new route's gateway time per request — the client's round trip
@@ -27,8 +27,8 @@ ROUTES = ("/api/issues/notes/daily", "/api/issues/notes/daily/next",
 
 #: One first render: the hash is set, the view fetches, renders and says ``ready``.
 RENDER_JS = """
-const [target, done] = [arguments[0], arguments[arguments.length - 1]];
-const view = document.getElementById('issue-view');
+const [target, viewId, done] = [arguments[0], arguments[1], arguments[arguments.length - 1]];
+const view = document.getElementById(viewId);
 view.dataset.state = 'stale';
 performance.clearResourceTimings();
 const t0 = performance.now();
@@ -50,8 +50,13 @@ check();
 def issue_rows(scratch: Path, runs: int, percentile, keep_alive) -> tuple[list[tuple[str, str]], bool]:
     site = Site(scratch / "site").build()
     site.engines.behave("ok")
-    task = site.json("alice-schedule", "run-now", "notes/daily")["task"]["taskId"]
-    site.run("alice-schedule", "run", task, "--wait", "--timeout", "60", "--json")
+    tasks = []
+    for behaviour in ("ok", "error"):    # one run that ended well, one that failed (its reason shown)
+        site.engines.behave(behaviour)
+        task = site.json("alice-schedule", "run-now", "notes/daily")["task"]["taskId"]
+        site.run("alice-schedule", "run", task, "--wait", "--timeout", "60", "--json")
+        tasks.append(task)
+    site.engines.behave("ok")
     site.run("alice", "issue", "comment", "daily", "--workspace", "notes", "--body", "Why?",
              "--wait", "--timeout", "60", "--json")
     rows: list[tuple[str, str]] = []
@@ -70,16 +75,19 @@ def issue_rows(scratch: Path, runs: int, percentile, keep_alive) -> tuple[list[t
             met &= goal("gateway", f"{path}: gateway's own time, p99", f"{p99:.2f} ms",
                         p99 <= OWN_GOAL_MS, f"≤ {OWN_GOAL_MS:.0f} ms")
         client.conn.close()
-        rows += render_rows(served, runs, percentile)
+        rows += render_rows(served, runs, percentile, tasks)
     return rows, met
 
 
-def render_rows(served: Served, runs: int, percentile) -> list[tuple[str, str]]:
+def render_rows(served: Served, runs: int, percentile, tasks: list[str]) -> list[tuple[str, str]]:
     from tests.helpers.browser import find_browser, new_driver
 
+    views = (("issue detail", "issue-view", ["#issue/notes/daily", "#issue/notes/login-bug"]),
+             ("run detail", "run-detail", [f"#runs/{task}" for task in tasks]))
     if find_browser()[2]:
-        return [("issue detail first render", f"not measured: {find_browser()[2]}")]
+        return [(f"{name} first render", f"not measured: {find_browser()[2]}") for name, _, _ in views]
     driver = new_driver(None)
+    rows = []
     try:
         driver.set_script_timeout(60)
         driver.get(served.url)
@@ -88,19 +96,20 @@ def render_rows(served: Served, runs: int, percentile) -> list[tuple[str, str]]:
             if time.monotonic() > deadline:
                 raise SystemExit("bench_gateway: the page never went live")
             time.sleep(0.05)
-        after, total = [], []
-        for i in range(max(10, runs // 3) + 2):
-            target = "#issue/notes/daily" if i % 2 == 0 else "#issue/notes/login-bug"
-            got = driver.execute_async_script(RENDER_JS, target)
-            if i >= 2:
-                after.append(got["afterApi"])
-                total.append(got["total"])
+        for name, view_id, targets in views:
+            after, total = [], []
+            for i in range(max(10, runs // 3) + 2):   # alternating targets: each render a fresh one
+                got = driver.execute_async_script(RENDER_JS, targets[i % 2], view_id)
+                if i >= 2:
+                    after.append(got["afterApi"])
+                    total.append(got["total"])
+            p50, p99 = percentile(after, 50), percentile(after, 99)
+            goal("gateway", f"{name}: first render after the API answers, p99", f"{p99:.1f} ms",
+                 p99 <= RENDER_GOAL_MS, f"≤ {RENDER_GOAL_MS:.0f} ms")
+            rows += [(f"{name} view: first render after the last API answer (headless Chromium)",
+                      f"p50 {p50:.1f} ms, p99 {p99:.1f} ms ({len(after)} renders)"),
+                     (f"{name} view: hash change to rendered, API calls included",
+                      f"p50 {percentile(total, 50):.0f} ms, p99 {percentile(total, 99):.0f} ms")]
     finally:
         driver.quit()
-    p50, p99 = percentile(after, 50), percentile(after, 99)
-    goal("gateway", "issue detail: first render after the API answers, p99", f"{p99:.1f} ms",
-         p99 <= RENDER_GOAL_MS, f"≤ {RENDER_GOAL_MS:.0f} ms")
-    return [("issue detail view: first render after the last API answer (headless Chromium)",
-             f"p50 {p50:.1f} ms, p99 {p99:.1f} ms ({len(after)} renders)"),
-            ("issue detail view: hash change to rendered, API calls included",
-             f"p50 {percentile(total, 50):.0f} ms, p99 {percentile(total, 99):.0f} ms")]
+    return rows

@@ -72,9 +72,25 @@ def test_retry_a_failed_run_and_see_the_new_run(page):
     page.wait(lambda: page.css("#run-status")[0].text == "done", timeout=30,
               what="the new run to finish live")
     assert new in page.css("#run-detail")[0].text and task in page.css("#run-detail")[0].text
+    assert page.js("return document.getElementById('run-detail').dataset.state") == "ready"
     # and the failed run now links to its retry
     page.js("location.hash = arguments[0]", f"#runs/{task}")
     page.wait(lambda: new in page.css("#run-retries")[0].text, what="the retry link")
+
+
+def test_an_unknown_run_says_so_and_its_view_is_in_error(page):
+    """The run view's state (what the first-render benchmark waits for) is
+    'error' when the CLI refuses, with the CLI's message shown."""
+    known = _failed_run(page)["task"]["taskId"]
+    page.site.engines.behave("ok")
+    missing = known[:-4] + ("0000" if not known.endswith("0000") else "1111")
+    page.js("location.hash = arguments[0]", f"#runs/{missing}")
+    page.wait(lambda: page.js("return document.getElementById('run-detail').dataset.state") == "error",
+              what="the error state")
+    assert page.wait(lambda: page.css("#run-error")[0].text, what="the CLI's message")
+    page.js("location.hash = arguments[0]", f"#runs/{known}")
+    page.wait(lambda: page.js("return document.getElementById('run-detail').dataset.state") == "ready",
+              what="the known run")
 
 
 def test_retry_refused_by_the_cli_shows_its_message(page):
