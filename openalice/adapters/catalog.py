@@ -233,7 +233,7 @@ def catalog_problems(document: object, path: os.PathLike | str) -> list[Problem]
     return problems
 
 
-def _entry(raw: dict, index: int, base_dir: Path) -> AdapterEntry:
+def adapter_entry(raw: dict, index: int, base_dir: Path) -> AdapterEntry:
     env_file = raw.get("envFile")
     return AdapterEntry(
         id=raw["id"], kind=raw["kind"], wrapper=resolve_path(raw["wrapper"], base_dir),
@@ -257,7 +257,7 @@ def load_catalog(path: os.PathLike | str | None = None) -> Catalog:
             code="invalid_catalog",
             details={"problems": [{"pointer": p.pointer, "message": p.message} for p in problems]})
     base_dir = where.parent
-    entries = tuple(_entry(raw, i, base_dir) for i, raw in enumerate(document["adapters"]))
+    entries = tuple(adapter_entry(raw, i, base_dir) for i, raw in enumerate(document["adapters"]))
     return Catalog(where, entries)
 
 

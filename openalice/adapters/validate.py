@@ -34,7 +34,7 @@ from openalice.core.errors import AliceError
 from openalice.core.records import field, record_class
 
 from . import state as state_mod
-from .catalog import Catalog, _entry, catalog_problems, schema_validator
+from .catalog import Catalog, adapter_entry, catalog_problems, schema_validator
 from .catalog import catalog_path as resolve_catalog_path
 from .invoke import wrapper_problem
 
@@ -143,7 +143,7 @@ class _Checker:
         if problems:
             self.error(path, "", "bindings were not cross-checked: the catalog itself is invalid")
             return
-        entries = tuple(_entry(raw, i, path.parent) for i, raw in enumerate(document["adapters"]))
+        entries = tuple(adapter_entry(raw, i, path.parent) for i, raw in enumerate(document["adapters"]))
         self.catalog = Catalog(path, entries)
         for entry in entries:
             problem = wrapper_problem(entry)

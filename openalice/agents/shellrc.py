@@ -34,7 +34,7 @@ from pathlib import Path
 
 from openalice.core import fs
 
-__all__ = ["SHELL_DIR", "HEAD_VAR", "FILES", "rc_dir", "render", "ensure", "problems", "environment"]
+__all__ = ["SHELL_DIR", "HEAD_VAR", "FILES", "rc_dir", "render", "ensure", "problems", "environment", "sh_quote"]
 
 # Inside the shims' directory: git-excluded and machine-local with them.
 SHELL_DIR = ".alice/bin/.shell"
@@ -64,7 +64,8 @@ fi
 """
 
 
-def _quote(text: str) -> str:
+def sh_quote(text: str) -> str:
+    """``text`` as one POSIX shell word: always single-quoted (a ``'`` inside closed, escaped, reopened)."""
     return "'" + text.replace("'", "'\"'\"'") + "'"
 
 
@@ -95,11 +96,11 @@ def rc_dir(root: os.PathLike | str) -> Path:
 def render(root: os.PathLike | str) -> dict[str, bytes]:
     """The files of ``<root>/.alice/bin/.shell/`` (name → bytes)."""
     here = str(rc_dir(root))
-    path_sh = _quote(os.path.join(here, "path.sh"))
+    path_sh = sh_quote(os.path.join(here, "path.sh"))
     files = {"path.sh": _PATH_SH,
              "bash_env.sh": _env_file("OPENALICE_USER_BASH_ENV", path_sh),
              "sh_env.sh": _env_file("OPENALICE_USER_ENV", path_sh)}
-    files.update({name: _zsh_file(name, _quote(here)) for name in ZSH_FILES})
+    files.update({name: _zsh_file(name, sh_quote(here)) for name in ZSH_FILES})
     return {name: text.encode("utf-8") for name, text in files.items()}
 
 

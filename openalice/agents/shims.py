@@ -45,10 +45,6 @@ def shim_dir(root: os.PathLike | str) -> Path:
     return Path(root) / WORKSPACE_BIN
 
 
-def _quote(text: str) -> str:
-    return "'" + text.replace("'", "'\"'\"'") + "'"
-
-
 def toolkit_dir() -> Path:
     return tools_dir()
 
@@ -59,13 +55,13 @@ def render(root: os.PathLike | str, tool: str, target_dir: os.PathLike | str | N
     return f"""#!/bin/sh
 # OpenAlice workspace shim (written by the toolkit; rewritten before every headless run).
 # Runs the toolkit's {tool} under this workspace's harness config ({HARNESS_CONFIG}).
-target={_quote(str(target))}
+target={shellrc.sh_quote(str(target))}
 if [ ! -x "$target" ]; then
   echo "{tool}: error: the OpenAlice tool this shim runs is missing: $target" >&2
   echo "{tool}: hint: reinstall the toolkit, then rewrite the shims with 'alice-harness upgrade --apply' in this workspace (a headless run also rewrites them)" >&2
   exit 3
 fi
-OPENALICE_SHIM_CONFIG={_quote(str(config))}
+OPENALICE_SHIM_CONFIG={shellrc.sh_quote(str(config))}
 export OPENALICE_SHIM_CONFIG
 exec "$target" "$@"
 """.encode("utf-8")

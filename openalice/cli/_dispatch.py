@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # annotations only: typing and datetime cost start-up time
     from datetime import datetime
     from typing import Any, Callable, TextIO
 
-__all__ = ["Context", "dispatch", "add_verb", "shared_options", "int_in_range", "SUPPRESS"]
+__all__ = ["Context", "dispatch", "add_verb", "shared_options", "int_in_range", "workspace_option", "SUPPRESS"]
 
 
 def __getattr__(name: str):
@@ -115,6 +115,12 @@ def add_verb(sub: Any, name: str, handler: Callable[[Any, Context], Any], *,
                             description=description or help, epilog=epilog)
     parser.set_defaults(handler=handler)
     return parser
+
+
+def workspace_option(p: Any, *, from_run: bool = True) -> None:
+    """``--workspace PATH|ID``, the workspace a verb acts on (``from_run``: a headless run's is the default)."""
+    default = "the run's, else the one containing the cwd" if from_run else "the one containing the cwd"
+    p.add_argument("--workspace", metavar="PATH|ID", help=f"the workspace (default: {default})")
 
 
 def int_in_range(low: int, high: int, note: str = "") -> Callable[[str], int]:

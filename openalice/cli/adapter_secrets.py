@@ -8,7 +8,7 @@ from __future__ import annotations
 from openalice.core.errors import UsageError
 
 from ._dispatch import Context, add_verb
-from .adapter_verbs import _adopting, _catalog, _descriptor, adapter_options
+from .adapter_verbs import adapter_descriptor, adapter_options, adopting_env_files, load_catalog_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only
@@ -47,7 +47,7 @@ def register(sub, common) -> None:
     p.add_argument("id", metavar="ID")
     p.add_argument("key", metavar="KEY")
     for parser in sub.choices.values():
-        parser.set_defaults(handler=_adopting(parser.get_default("handler")))
+        parser.set_defaults(handler=adopting_env_files(parser.get_default("handler")))
 
 
 def _refuse_argv_secret() -> None:
@@ -74,7 +74,7 @@ def cmd_set_secret(args: argparse.Namespace, ctx: Context) -> int:
         return _from_vault(args, ctx)
     if args.key is None:
         raise UsageError("give KEY (or --from-vault SLUG)", field="KEY", code="usage")
-    entry = _catalog(args).require(args.id)
+    entry = load_catalog_of(args).require(args.id)
     path = envfile.check_settable(entry, args.key, force=args.force)
     if entry.env and args.key not in entry.env:
         ctx.warn(f"{args.key} is not one of the keys adapter '{entry.id}' declares "
@@ -86,7 +86,7 @@ def cmd_set_secret(args: argparse.Namespace, ctx: Context) -> int:
     exposure = envfile.git_exposure(path)
     if exposure:
         ctx.warn(exposure)
-    d = _descriptor(args, ctx, entry.id)
+    d = adapter_descriptor(args, ctx, entry.id)
     verb = "replaced" if replaced else "set"
     ctx.emit(d, lambda d: f"{args.key} {verb} for {entry.id} in {path} (mode 0600)")
     return 0
@@ -97,7 +97,7 @@ def _from_vault(args: argparse.Namespace, ctx: Context) -> int:
 
     if args.source == "-":
         raise UsageError("--from-vault reads the vault, not stdin: drop the '-'", code="usage")
-    entry = _catalog(args).require(args.id)
+    entry = load_catalog_of(args).require(args.id)
     if args.key is not None and entry.env and args.key not in entry.env:
         ctx.warn(f"{args.key} is not one of the keys adapter '{entry.id}' declares "
                  f"({', '.join(entry.env)}); storing it anyway")
@@ -107,7 +107,7 @@ def _from_vault(args: argparse.Namespace, ctx: Context) -> int:
     exposure = envfile.git_exposure(envfile.env_file_of(entry))
     if exposure:
         ctx.warn(exposure)
-    d = _descriptor(args, ctx, entry.id)
+    d = adapter_descriptor(args, ctx, entry.id)
     d["linked"] = {k: done[k] for k in ("key", "credential", "vendor")}
     verb = "replaced" if done["replaced"] else "set"
     ctx.emit(d, lambda d: f"{done['key']} {verb} for {entry.id} in {done['envFile']} (mode 0600) from vault "
@@ -118,11 +118,11 @@ def _from_vault(args: argparse.Namespace, ctx: Context) -> int:
 def cmd_unset_secret(args: argparse.Namespace, ctx: Context) -> int:
     from openalice.adapters import envfile  # lazy: per verb
 
-    entry = _catalog(args).require(args.id)
+    entry = load_catalog_of(args).require(args.id)
     removed = envfile.unset_secret(entry, args.key)
     if not removed:
         ctx.warn(f"{args.key} was not set for adapter '{entry.id}'")
-    d = _descriptor(args, ctx, entry.id)
+    d = adapter_descriptor(args, ctx, entry.id)
     ctx.emit(d, lambda d: f"{args.key} {'removed from' if removed else 'not set in'} "
                           f"{d['envFile']}")
     return 0

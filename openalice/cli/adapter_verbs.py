@@ -124,12 +124,12 @@ def register(sub, common) -> None:
     p.add_argument("--catalog-only", action="store_true",
                    help="skip this machine's enabled flags and model narrowing")
     for parser in sub.choices.values():
-        parser.set_defaults(handler=_adopting(parser.get_default("handler")))
+        parser.set_defaults(handler=adopting_env_files(parser.get_default("handler")))
 
 
 # -- helpers ----------------------------------------------------------------
 
-def _adopting(handler):
+def adopting_env_files(handler):
     """Before any verb: env files an older version wrote beside the shipped
     wrappers move to $HARNESS_HOME/env/, with a notice on stderr."""
     def run(args: argparse.Namespace, ctx: Context):
@@ -137,7 +137,7 @@ def _adopting(handler):
         from openalice.core.errors import AliceError
 
         try:
-            catalog = _catalog(args)
+            catalog = load_catalog_of(args)
         except AliceError:
             catalog = None  # the verb itself reports a broken catalog
         if catalog is not None:
@@ -154,13 +154,13 @@ def _timeout_of(args) -> float:
     return args.timeout if args.timeout is not None else DEFAULT_TIMEOUT
 
 
-def _catalog(args):
+def load_catalog_of(args):
     from openalice.adapters.catalog import load_catalog  # lazy: per verb
 
     return load_catalog(args.catalog)
 
 
-def _descriptor(args, ctx: Context, adapter_id: str, *, probe: bool = False) -> dict:
+def adapter_descriptor(args, ctx: Context, adapter_id: str, *, probe: bool = False) -> dict:
     from openalice import adapters  # lazy: per verb
 
     warnings: list[str] = []
@@ -219,7 +219,7 @@ def _with_vault_links(args, items: list) -> list:
     """Each descriptor's ``vaultLinks``: vault keys that could fill its missing secrets."""
     from openalice.adapters import vault_link  # lazy: per verb
 
-    catalog = _catalog(args)
+    catalog = load_catalog_of(args)
     records = vault_link.linkable_credentials() if any(v == "missing" for d in items
                                                        for v in d["secrets"].values()) else []
     for d in items:
@@ -256,7 +256,7 @@ def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
-    [d] = _with_vault_links(args, [_descriptor(args, ctx, args.id, probe=args.probe)])
+    [d] = _with_vault_links(args, [adapter_descriptor(args, ctx, args.id, probe=args.probe)])
     ctx.emit(d, lambda d: _human_descriptor(d) + "\n" + _stores_text([d]))
     return 0
 
@@ -264,9 +264,9 @@ def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
 def _toggle(args: argparse.Namespace, ctx: Context, enabled: bool) -> int:
     from openalice.adapters import state  # lazy: per verb
 
-    entry = _catalog(args).require(args.id)
+    entry = load_catalog_of(args).require(args.id)
     state.set_enabled(entry.id, enabled)
-    d = _descriptor(args, ctx, entry.id)
+    d = adapter_descriptor(args, ctx, entry.id)
     ctx.emit(d, lambda d: f"{d['id']}: {'enabled' if enabled else 'disabled'}")
     return 0
 
@@ -287,9 +287,9 @@ def cmd_set_models(args: argparse.Namespace, ctx: Context) -> int:
     if not args.reset and not args.models:
         raise UsageError("give at least one model, or --reset to use the catalog's list",
                          details={"hint": f"see 'harness-adapter show {args.id}' for the catalog models"})
-    entry = _catalog(args).require(args.id)
+    entry = load_catalog_of(args).require(args.id)
     state.set_model_allow(entry, None if args.reset else args.models)
-    d = _descriptor(args, ctx, entry.id)
+    d = adapter_descriptor(args, ctx, entry.id)
     ctx.emit(d, lambda d: f"{d['id']}: models {', '.join(d['models'])}"
              + ("" if args.reset else " (narrowed on this machine)"))
     return 0
@@ -298,7 +298,7 @@ def cmd_set_models(args: argparse.Namespace, ctx: Context) -> int:
 def cmd_config(args: argparse.Namespace, ctx: Context) -> int:
     from openalice.adapters import state  # lazy: per verb
 
-    entry = _catalog(args).require(args.id)
+    entry = load_catalog_of(args).require(args.id)
     values: dict[str, str] = {}
     for pair in args.pairs:
         key, sep, value = pair.partition("=")
@@ -310,7 +310,7 @@ def cmd_config(args: argparse.Namespace, ctx: Context) -> int:
         if overlap:
             raise UsageError(f"both set and unset: {', '.join(sorted(overlap))}")
         state.set_config(entry.id, values, args.unset)
-    d = _descriptor(args, ctx, entry.id)
+    d = adapter_descriptor(args, ctx, entry.id)
     ctx.emit(d, lambda d: f"{d['id']} config: "
              + (", ".join(f"{k}={v}" for k, v in d["config"].items()) or "(none)"))
     return 0
@@ -320,7 +320,7 @@ def cmd_health(args: argparse.Namespace, ctx: Context) -> int:
     from openalice.adapters import state  # lazy: per verb
     from openalice.adapters.health import DOWN, probe_many
 
-    catalog = _catalog(args)
+    catalog = load_catalog_of(args)
     if args.ids:
         if args.all:
             raise UsageError("give adapter ids or --all, not both")
@@ -353,7 +353,7 @@ def cmd_health(args: argparse.Namespace, ctx: Context) -> int:
 def cmd_available_models(args: argparse.Namespace, ctx: Context) -> int:
     from openalice.adapters.models import available_models  # lazy: per verb
 
-    entry = _catalog(args).require(args.id)
+    entry = load_catalog_of(args).require(args.id)
     result = available_models(entry, now=ctx.now(), refresh=args.refresh, timeout=_timeout_of(args))
     for message in result.warnings:
         ctx.warn(message)

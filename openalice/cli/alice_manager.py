@@ -7,9 +7,9 @@ from openalice.core.output import table
 
 from ._dispatch import Context, add_verb
 from .alice_session import (
-    _LIST_HEADERS,
-    _binding_cells,
-    _credential_args,
+    BINDING_HEADERS,
+    binding_cells,
+    credential_args,
     launch,
     open_command,
     show_text,
@@ -41,7 +41,7 @@ def register(sub, common) -> None:
                    help="a manager session (see 'alice manager list'); after --, arguments for the CLI")
     p.add_argument("--new", action="store_true", help="create a new manager session")
     p.add_argument("--agent", help="with --new: claude (default), codex, opencode or pi")
-    _credential_args(p)
+    credential_args(p)
     p.add_argument("--model", help="with --new: model id")
     p.add_argument("--effort", help="with --new: reasoning effort")
 
@@ -90,7 +90,7 @@ def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
             "directory": str(home.sessions_path)}
 
     def human(d: dict) -> str:
-        lines = [table([_binding_cells(b) for b in d["sessions"]], _LIST_HEADERS)] if d["sessions"] \
+        lines = [table([binding_cells(b) for b in d["sessions"]], BINDING_HEADERS)] if d["sessions"] \
             else ["no manager sessions (start one: alice manager open --new)"]
         lines += [f"INVALID {p['file']}: {p['message']}" for p in d["problems"]]
         return "\n".join(lines)

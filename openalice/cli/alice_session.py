@@ -7,18 +7,14 @@ from openalice.core import output
 from openalice.core.errors import UsageError
 from openalice.core.output import table
 
-from ._dispatch import Context, add_verb
+from ._dispatch import Context, add_verb, workspace_option
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only
     import argparse
 
 
-def _workspace_arg(p) -> None:
-    p.add_argument("--workspace", metavar="PATH|ID", help="the workspace (default: the one containing the cwd)")
-
-
-def _credential_args(p) -> None:
+def credential_args(p) -> None:
     cred = p.add_mutually_exclusive_group()
     cred.add_argument("--credential", metavar="SLUG", help="a vault credential")
     cred.add_argument("--native-credential", action="store_true", help="the agent's native login")
@@ -39,11 +35,11 @@ def register(sub, common) -> None:
                  examples="  alice session new                       # preferences decide\n"
                           "  alice session new --agent pi --credential ds-1 --model deepseek-v4-pro --effort high\n"
                           "  alice session new --resume-id resume-calm-amber-river-abcdef --agent codex")
-    _workspace_arg(p)
+    workspace_option(p, from_run=False)
     p.add_argument("--surface", choices=("headless", "interactive"), default="headless",
                    help="whose preferences seed the binding (default: headless)")
     p.add_argument("--agent", help="claude, codex, opencode, pi, or a catalog engine")
-    _credential_args(p)
+    credential_args(p)
     p.add_argument("--wire", metavar="SHAPE", help="request this wire shape of the credential")
     p.add_argument("--model", help="model id (free text)")
     p.add_argument("--effort", help="reasoning effort (omitted = the engine's default)")
@@ -63,33 +59,33 @@ def register(sub, common) -> None:
                           "  alice session open --new --agent codex --model gpt-5.5\n"
                           "  alice session open --new -- --verbose        # extra arguments for the CLI\n"
                           "  alice chat                                   # the default session of the workspace")
-    _workspace_arg(p)
+    workspace_option(p, from_run=False)
     p.add_argument("words", nargs="*", metavar="RESUME_ID [-- EXTRA_ARGS]",
                    help="the session (see 'alice session list'); after --, arguments for the CLI")
     p.add_argument("--new", action="store_true", help="create a new session (interactive preferences decide "
                                                       "what --agent/--credential/--model/--effort leave open)")
     p.add_argument("--agent", help="with --new: claude, codex, opencode or pi")
-    _credential_args(p)
+    credential_args(p)
     p.add_argument("--model", help="with --new: model id")
     p.add_argument("--effort", help="with --new: reasoning effort")
     p.add_argument("--name", help="with --new: display name")
 
     p = add_verb(verbs, "list", cmd_list, common=common, help="list the workspace's sessions",
                  examples="  alice session list\n  alice session list --json")
-    _workspace_arg(p)
+    workspace_option(p, from_run=False)
 
     p = add_verb(verbs, "show", cmd_show, common=common, help="show one session's binding",
                  examples="  alice session show resume-calm-amber-river-abcdef --json")
-    _workspace_arg(p)
+    workspace_option(p, from_run=False)
     p.add_argument("resume_id", metavar="ID")
 
     p = add_verb(verbs, "replace", cmd_replace, common=common,
                  help="change a session's credential, model or effort (never its agent)",
                  examples="  alice session replace resume-calm-amber-river-abcdef --credential openai-2\n"
                           "  alice session replace resume-calm-amber-river-abcdef --no-effort")
-    _workspace_arg(p)
+    workspace_option(p, from_run=False)
     p.add_argument("resume_id", metavar="ID")
-    _credential_args(p)
+    credential_args(p)
     p.add_argument("--wire", metavar="SHAPE", help="request this wire shape of the credential")
     model = p.add_mutually_exclusive_group()
     model.add_argument("--model")
@@ -101,7 +97,7 @@ def register(sub, common) -> None:
     p = add_verb(verbs, "rename", cmd_rename, common=common, help="set or clear a session's display name",
                  examples="  alice session rename resume-calm-amber-river-abcdef --name 'Nightly report'\n"
                           "  alice session rename resume-calm-amber-river-abcdef --clear")
-    _workspace_arg(p)
+    workspace_option(p, from_run=False)
     p.add_argument("resume_id", metavar="ID")
     name = p.add_mutually_exclusive_group(required=True)
     name.add_argument("--name")
@@ -118,7 +114,7 @@ def _credential_text(b: dict) -> str:
     return cred_text
 
 
-_LIST_HEADERS = ["RESUME ID", "AGENT", "CREDENTIAL", "MODEL", "EFFORT", "BORN", "LAST LAUNCH", "NATIVE ID",
+BINDING_HEADERS = ["RESUME ID", "AGENT", "CREDENTIAL", "MODEL", "EFFORT", "BORN", "LAST LAUNCH", "NATIVE ID",
                  "NAME"]
 
 
@@ -130,7 +126,7 @@ def _launch_text(b: dict) -> str:
     return f"{launch['at']} {launch['surface']}" + (f" (exit {status})" if status is not None else " (open)")
 
 
-def _binding_cells(b: dict) -> list[str]:
+def binding_cells(b: dict) -> list[str]:
     return [b["resumeId"], b["agent"], _credential_text(b), b.get("model") or "(engine default)",
             b.get("reasoningEffort") or "(engine default)", b.get("bornOn") or "-", _launch_text(b),
             b.get("nativeSessionId") or "-", b.get("displayName") or "-"]
@@ -188,7 +184,7 @@ def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
 
     def human(d: dict) -> str:
         if d["sessions"]:
-            return table([_binding_cells(b) for b in d["sessions"]], _LIST_HEADERS)
+            return table([binding_cells(b) for b in d["sessions"]], BINDING_HEADERS)
         # "no sessions" would be wrong when a file is there but cannot be read
         return "no readable sessions" if d["problems"] else "no sessions"
 
@@ -366,7 +362,7 @@ def register_chat(sub, common) -> None:
                              "native login): the last one opened with that binding, or a new one.",
                  examples="  alice chat\n  alice chat --workspace notes\n"
                           "  alice settings set --surface interactive --agent codex --native-credential --default")
-    _workspace_arg(p)
+    workspace_option(p, from_run=False)
     p.add_argument("extra", nargs="*", metavar="-- EXTRA_ARGS", help="passed to the CLI after its own flags")
 
 

@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-from ._dispatch import Context, add_verb
+from ._dispatch import Context, add_verb, workspace_option
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only
     import argparse
-
-
-def _workspace_arg(p) -> None:
-    p.add_argument("--workspace", metavar="PATH|ID", help="the workspace (default: the one containing the cwd)")
 
 
 def _surface_arg(p) -> None:
@@ -30,7 +26,7 @@ def register(sub, common) -> None:
 
     p = add_verb(verbs, "show", cmd_show, common=common, help="show the preferences",
                  examples="  alice settings show\n  alice settings show --workspace notes --json")
-    _workspace_arg(p)
+    workspace_option(p, from_run=False)
 
     p = add_verb(verbs, "set", cmd_set, common=common,
                  help="set the default agent and/or an agent's fixed preference",
@@ -38,7 +34,7 @@ def register(sub, common) -> None:
                           "  alice settings set --agent codex --credential openai-1 --model gpt-5.5 "
                           "--effort high --default\n"
                           "  alice settings set --surface interactive --agent claude --native-credential")
-    _workspace_arg(p)
+    workspace_option(p, from_run=False)
     _surface_arg(p)
     p.add_argument("--default-agent", metavar="AGENT", help="the surface's default agent")
     p.add_argument("--agent", help="the agent whose fixed preference to set (replaced whole)")
@@ -54,7 +50,7 @@ def register(sub, common) -> None:
     p = add_verb(verbs, "unset", cmd_unset, common=common,
                  help="remove an agent's fixed preference or the default agent",
                  examples="  alice settings unset --agent codex\n  alice settings unset --default-agent")
-    _workspace_arg(p)
+    workspace_option(p, from_run=False)
     _surface_arg(p)
     p.add_argument("--agent", help="remove this agent's fixed preference")
     p.add_argument("--default-agent", action="store_true", help="remove the default agent")

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._dispatch import Context, add_verb
-from .harness_verbs import _workspace_arg
+from ._dispatch import Context, add_verb, workspace_option
 
 
 def register(sub, common) -> None:
@@ -31,7 +30,7 @@ def register(sub, common) -> None:
                              "'source apply' needs. Exit 0 whatever the verdict.",
                  examples="  alice-harness source preview\n  alice-harness source preview --to v2.0\n"
                           "  alice-harness source preview --workspace aq --json")
-    _workspace_arg(p)
+    workspace_option(p)
     p.add_argument("--to", metavar="REF", help="the branch, tag or commit to upgrade to (default: the "
                                                "repository's default branch)")
 
@@ -44,7 +43,7 @@ def register(sub, common) -> None:
                              "they were.",
                  examples="  alice-harness source apply --digest 3f2a...\n"
                           "  alice-harness source apply --workspace aq --digest 3f2a... --json")
-    _workspace_arg(p)
+    workspace_option(p)
     p.add_argument("--digest", metavar="D", required=True, help="the digest 'source preview' printed")
 
 

@@ -8,13 +8,8 @@ import os
 from openalice.core import output
 from openalice.core.errors import UsageError
 
-from ._dispatch import Context, add_verb
+from ._dispatch import Context, add_verb, workspace_option
 from .harness_verbs import change_line
-
-
-def _workspace_arg(p) -> None:
-    p.add_argument("--workspace", metavar="PATH|ID",
-                   help="the workspace (default: the run's, else the one containing the cwd)")
 
 
 def _apply_args(p, *, preview_default: bool) -> None:
@@ -86,7 +81,7 @@ def register(sub, common) -> None:
                  examples="  alice-harness stickers enable\n  alice-harness stickers enable --pack alice-ink\n"
                           "  alice-harness stickers enable --pack alice-ink --apply --digest 3f2a...\n"
                           "  alice-harness stickers enable --restore --apply")
-    _workspace_arg(p)
+    workspace_option(p)
     p.add_argument("--pack", metavar="ID", help="the pack to project (default: the current one, else alice-color)")
     _apply_args(p, preview_default=True)
 
@@ -94,7 +89,7 @@ def register(sub, common) -> None:
                  help="remove the generated skill (the images stay); --preview to see the plan first",
                  examples="  alice-harness stickers disable\n  alice-harness stickers disable --preview --json\n"
                           "  alice-harness stickers disable --restore")
-    _workspace_arg(p)
+    workspace_option(p)
     _apply_args(p, preview_default=False)
 
     p = add_verb(verbs, "status", cmd_status, common=common,
@@ -104,7 +99,7 @@ def register(sub, common) -> None:
                              "personal files in sticker/. Recovers an interrupted apply first; writes nothing "
                              "else. Exit 0 when current, 3 when something needs attention.",
                  examples="  alice-harness stickers status\n  alice-harness stickers status --all --json")
-    _workspace_arg(p)
+    workspace_option(p)
     p.add_argument("--all", action="store_true", help="every registered workspace")
 
 

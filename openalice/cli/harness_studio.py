@@ -5,15 +5,11 @@ from __future__ import annotations
 from openalice.core.errors import Unavailable, UsageError
 
 from ._args import type_error
-from ._dispatch import Context, add_verb
+from ._dispatch import Context, add_verb, workspace_option
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only
     import argparse
-
-
-def _workspace_arg(p) -> None:
-    p.add_argument("--workspace", metavar="PATH|ID", help="the workspace (default: the one containing the cwd)")
 
 
 def _seconds(text: str) -> float:
@@ -53,30 +49,30 @@ def register(sub, common) -> None:
                  help="start the Studio and wait until it is ready (exit 3 if it fails); idempotent",
                  examples="  alice-harness studio start\n  alice-harness studio start --ready-timeout 120\n"
                           "  alice-harness studio start --no-wait --json")
-    _workspace_arg(p)
+    workspace_option(p, from_run=False)
     _launch_args(p)
 
     p = add_verb(verbs, "stop", cmd_stop, common=common,
                  help="withdraw the route, then stop every process of the generation (TERM, grace, KILL)",
                  examples="  alice-harness studio stop\n  alice-harness studio stop --grace 1 --json")
-    _workspace_arg(p)
+    workspace_option(p, from_run=False)
     _grace_arg(p)
 
     p = add_verb(verbs, "restart", cmd_restart, common=common,
                  help="stop the current generation and start a new one (new ports, new host)",
                  examples="  alice-harness studio restart\n  alice-harness studio restart --json")
-    _workspace_arg(p)
+    workspace_option(p, from_run=False)
     _launch_args(p)
 
     p = add_verb(verbs, "status", cmd_status, common=common,
                  help="phase, generation, host, ports, pid and error of the Studio",
                  examples="  alice-harness studio status\n  alice-harness studio status --workspace notes --json")
-    _workspace_arg(p)
+    workspace_option(p, from_run=False)
 
     p = add_verb(verbs, "logs", cmd_logs, common=common,
                  help="the last 64 KiB of the Studio's output, redacted",
                  examples="  alice-harness studio logs\n  alice-harness studio logs --bytes 4096 --json")
-    _workspace_arg(p)
+    workspace_option(p, from_run=False)
     p.add_argument("--bytes", type=int, default=None, metavar="N", help="show at most N bytes (<= 65536)")
 
 

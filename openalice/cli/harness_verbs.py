@@ -4,12 +4,7 @@ from __future__ import annotations
 
 from openalice.core.errors import UsageError
 
-from ._dispatch import Context, add_verb
-
-
-def _workspace_arg(p) -> None:
-    p.add_argument("--workspace", metavar="PATH|ID",
-                   help="the workspace (default: the run's, else the one containing the cwd)")
+from ._dispatch import Context, add_verb, workspace_option
 
 
 def _bundle_arg(p) -> None:
@@ -29,7 +24,7 @@ def register(sub, common) -> None:
                              "something needs attention.",
                  examples="  alice-harness status\n  alice-harness status --all --json\n"
                           "  alice-harness status --workspace notes --bundle ~/bundles/alice-1.1")
-    _workspace_arg(p)
+    workspace_option(p)
     p.add_argument("--all", action="store_true", help="every registered workspace")
     _bundle_arg(p)
 
@@ -49,7 +44,7 @@ def register(sub, common) -> None:
                           "  alice-harness upgrade --skill file-delivery --action remove --apply\n"
                           "  alice-harness upgrade --apply --keep-workspace .agents/skills/alice/SKILL.md\n"
                           "  alice-harness upgrade --template --json")
-    _workspace_arg(p)
+    workspace_option(p)
     _bundle_arg(p)
     p.add_argument("--template", action="store_true", help="upgrade the template's guidance instead of skills")
     p.add_argument("--skill", metavar="NAME", help="plan only this skill (and the config)")
@@ -71,7 +66,7 @@ def register(sub, common) -> None:
     verbs = group.add_subparsers(dest="config_verb", metavar="VERB", required=True)
     p = add_verb(verbs, "show", cmd_config_show, common=common, help="the config and what it allows",
                  examples="  alice-harness config show\n  alice-harness config show --workspace notes --json")
-    _workspace_arg(p)
+    workspace_option(p)
     _bundle_arg(p)
     p = add_verb(verbs, "set", cmd_config_set, common=common,
                  help="set KEY=VALUE (true|false); keys: skills.<s>, cli.<tool>.enabled, "
@@ -80,7 +75,7 @@ def register(sub, common) -> None:
                           "  alice-harness config set cli.alice.groups.inbox=false\n"
                           "  alice-harness config set skills.file-delivery=false")
     p.add_argument("assignments", metavar="KEY=VALUE", nargs="+")
-    _workspace_arg(p)
+    workspace_option(p)
     _bundle_arg(p)
 
 

@@ -196,7 +196,7 @@ def cmd_push(args: argparse.Namespace, ctx: Context) -> int:
 def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
     from openalice import inbox  # lazy: verb handler
     from openalice.core.errors import InvalidInput  # lazy: verb handler
-    from openalice.core.output import table  # lazy: verb handler
+    from openalice.core.output import page_hint, table  # lazy: verb handler
     from openalice.inbox.query import LIMIT_MAX  # lazy: verb handler
 
     if not 1 <= args.limit <= LIMIT_MAX:
@@ -208,17 +208,16 @@ def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
         inbox_text.warn_problems(ctx, data["problems"])
 
     def human(d: dict) -> str:
+        hint = page_hint(f"{command(args, ctx)} list", d, "entries", before=args.before)
         if not d["entries"]:
-            return "no entries" + (" (unknown --before id?)" if args.before else "")
+            return hint
         rows = []
         for e in d["entries"]:
             rows.append(["" if e["read"] else "*", e["id"], inbox_text.iso(e["ts"]), e["workspaceId"],
                          str(len(inbox.parse_references(e["body"]).paths)),
                          inbox.summary_of(e["body"]) or ""])
         text = table(rows, ["", "ID", "TIME", "WORKSPACE", "FILES", "SUMMARY"])
-        if d["hasMore"]:
-            text += f"\nmore: {command(args, ctx)} list --before {d['nextBefore']}"
-        return text
+        return text + ("\n" + hint if hint else "")
 
     ctx.emit(data, human)
     return 0

@@ -38,7 +38,7 @@ def register(sub, common) -> None:
                           "  alice-schedule runs --workspace notes --limit 5 --json")
     p.add_argument("--issue", metavar="ISSUE", help=_ISSUE_HELP)
     p.add_argument("--workspace", metavar="PATH|ID", help="only runs of this workspace")
-    p.add_argument("--status", choices=("running", "done", "failed", "interrupted"))
+    p.add_argument("--status", metavar="STATUS", help="only runs in this status")
     p.add_argument("--limit", type=int_in_range(1, 10000), default=20, help="page size (default 20)")
     p.add_argument("--before", metavar="TASK_ID", help="the page after this run (from nextBefore)")
 
@@ -130,9 +130,11 @@ def why_lines(failure: dict | None, task_id: str, *, indent: str = "  ", stderr:
 
 def cmd_runs(args, ctx: Context) -> int:
     from openalice.core.errors import UsageError  # lazy: verb handler
-    from openalice.core.output import table  # lazy: verb handler
+    from openalice.core.output import page_hint, table  # lazy: verb handler
     from openalice.runs import tasks  # lazy: verb handler
 
+    if args.status is not None and args.status not in tasks.STATUSES:
+        raise UsageError(f"--status must be one of {', '.join(tasks.STATUSES)}", field="status", code="usage")
     workspace_id = issue_id = None
     if args.issue:
         from openalice.schedule.address import resolve_issue  # lazy: verb handler
@@ -166,8 +168,9 @@ def cmd_runs(args, ctx: Context) -> int:
     def human(d: dict) -> str:
         from openalice.core.colour import paint, state  # lazy: human text only (--json never colours)
 
+        hint = page_hint(f"{ctx.prog} runs", d, "runs", before=args.before)
         if not d["runs"]:
-            return "no runs"
+            return hint
         rows = []
         for r in d["runs"]:
             trigger = r.get("trigger") or {}
@@ -177,8 +180,7 @@ def cmd_runs(args, ctx: Context) -> int:
                          trigger.get("fire", "-"), r.get("createdAt", "-"),
                          paint(failure.get("reason") or failure.get("kind", ""), "red")])
         text = table(rows, ["TASK", "STATUS", "ISSUE", "FIRE", "CREATED", "FAILURE"])
-        if d["hasMore"]:
-            text += f"\nmore: --before {d['nextBefore']}"
+        text += "\n" + hint if hint else ""
         failed = next((r for r in d["runs"] if r.get("failure")), None)
         if failed is not None:  # the newest failure, in words (the others: `alice-schedule run ID`)
             text += f"\n\nlatest failure, {failed['taskId']}:\n" + "\n".join(

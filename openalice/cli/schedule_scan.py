@@ -100,10 +100,9 @@ def _run_scan(*, json_mode: bool, dry_run: bool, now_text: str | None,
               capacity: int | None = None) -> int:
     report = scan_report(dry_run=dry_run, now_text=now_text, capacity=capacity)
     if json_mode:
-        import json  # lazy: only --json prints JSON
+        from openalice.core.output import to_json  # lazy: only --json prints JSON
 
-        # the same text as openalice.core.output.emit (which costs typing to import)
-        sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.write(to_json(report) + "\n")
     else:
         from openalice.core.output import printable  # lazy: only the text report needs it
 

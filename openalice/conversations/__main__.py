@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 
 from openalice.core.errors import AliceError
+from openalice.runs.tasks import ENDED_STATUSES
 
 from .turns import run_turn
 
@@ -20,7 +21,7 @@ def main(argv: list[str] | None = None) -> int:
     except AliceError as exc:
         print(f"comment turn: {exc}", file=sys.stderr)
         return exc.exit_code
-    return 0 if record.get("status") in ("done", "failed", "interrupted") else 1
+    return 0 if record.get("status") in ENDED_STATUSES else 1
 
 
 if __name__ == "__main__":

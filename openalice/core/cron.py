@@ -28,7 +28,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from datetime import datetime, timedelta, timezone, tzinfo
 
-from openalice.core.errors import InvalidInput
+from openalice.core.errors import InvalidInput, excerpt
 
 __all__ = ["CronExpr", "HORIZON_YEARS", "next_fire_after", "fires_between", "can_ever_fire"]
 
@@ -95,7 +95,7 @@ class CronExpr:
         if not fields:
             raise _bad(f"cron expression is empty; write 5 fields: {_FORM}")
         if fields[0].startswith("@"):
-            raise _bad(f"cron shortcut `{_clip(fields[0])}` is not supported; write the 5 fields "
+            raise _bad(f"cron shortcut `{excerpt(fields[0])}` is not supported; write the 5 fields "
                        f"({_FORM}), e.g. `0 0 * * *` for daily")
         if len(fields) != 5:
             raise _bad(f"cron expression must have exactly 5 fields ({_FORM}); got {len(fields)}"
@@ -335,28 +335,28 @@ def _refuse_extensions(name: str, text: str, item: str) -> None:
 
 def _number(name: str, text: str, token: str, what: str) -> int:
     if not token or not token.isascii() or not token.isdigit():
-        raise _field_error(name, text, f"{what} `{_clip(token)}` is not a number")
+        raise _field_error(name, text, f"{what} `{excerpt(token)}` is not a number")
     if len(token) > 4:
-        raise _field_error(name, text, f"{what} `{_clip(token)}` is too large")
+        raise _field_error(name, text, f"{what} `{excerpt(token)}` is too large")
     return int(token)
 
 
 def _value(name: str, text: str, token: str, lowest: int, highest: int, names: dict | None) -> int:
     if token.isascii() and token.isalpha():
         if names is None:
-            raise _field_error(name, text, f"`{_clip(token)}` is not a number (names are allowed "
+            raise _field_error(name, text, f"`{excerpt(token)}` is not a number (names are allowed "
                                            "only in the month and day-of-week fields)")
         value = names.get(token.upper())
         if value is None:
             kind = "month" if name == "month" else "day"
-            raise _field_error(name, text, f"`{_clip(token)}` is not a {kind} name "
+            raise _field_error(name, text, f"`{excerpt(token)}` is not a {kind} name "
                                            f"({', '.join(n.lower() for n in names)})")
         return value
     if not token or not token.isascii() or not token.isdigit():
-        raise _field_error(name, text, f"`{_clip(token)}` is not a number")
+        raise _field_error(name, text, f"`{excerpt(token)}` is not a number")
     value = int(token) if len(token) <= 4 else highest + 1
     if not lowest <= value <= highest:
-        raise _field_error(name, text, f"{_clip(token)} is out of range {lowest}-{highest}")
+        raise _field_error(name, text, f"{excerpt(token)} is out of range {lowest}-{highest}")
     return value
 
 
@@ -370,13 +370,9 @@ def _next_table(values: frozenset[int], size: int) -> list[int]:
 
 
 def _field_error(name: str, text: str, reason: str) -> InvalidInput:
-    return _bad(f"cron {name} field `{_clip(text)}`: {reason}", cron_field=name)
+    return _bad(f"cron {name} field `{excerpt(text)}`: {reason}", cron_field=name)
 
 
 def _bad(message: str, cron_field: str | None = None) -> InvalidInput:
     details = {"cronField": cron_field} if cron_field else None
     return InvalidInput(message, code="bad_cron", details=details)
-
-
-def _clip(text: str, limit: int = 40) -> str:
-    return text if len(text) <= limit else text[:limit] + "..."

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from openalice.core.errors import InvalidInput
+from openalice.core.errors import InvalidInput, excerpt
 
 __all__ = [
     "EVERY_MAX_SECONDS", "TIMEOUTS", "parse_every", "parse_every_strict",
@@ -58,7 +58,7 @@ def parse_every_strict(text: object, *, field: str = "every") -> int:
     elif not text.strip():
         reason = "is empty; write a duration such as `30m` or `2h15m30s`"
     elif _EVERY_SHAPE.fullmatch(text.strip()) is None:
-        reason = (f"`{_clip(text.strip())}` is not a duration: use hours, minutes and seconds "
+        reason = (f"`{excerpt(text.strip())}` is not a duration: use hours, minutes and seconds "
                   "in that order with no spaces, such as `30m`, `1h`, `2h15m30s` (`d` is not a unit; write `24h`)")
     elif _EVERY.fullmatch(text.strip()) is not None and _total_of(text.strip()) == 0:
         reason = "must be longer than zero"
@@ -71,7 +71,7 @@ def parse_timeout(text: object) -> int:
     """Seconds for a run timeout, one of ``15m``, ``30m``, ``45m``, ``60m``."""
     if isinstance(text, str) and text in TIMEOUTS:
         return TIMEOUTS[text]
-    shown = f"`{_clip(text)}`" if isinstance(text, str) else "this value"
+    shown = f"`{excerpt(text)}`" if isinstance(text, str) else "this value"
     raise InvalidInput(f"timeout must be one of {', '.join(TIMEOUTS)}; {shown} is not allowed",
                        code="bad_timeout", field="timeout")
 
@@ -92,7 +92,3 @@ def _total_of(text: str) -> int:
     match = _EVERY.fullmatch(text)
     hours, minutes, seconds = (int(part) if part else 0 for part in match.groups())
     return hours * 3600 + minutes * 60 + seconds
-
-
-def _clip(text: str, limit: int = 40) -> str:
-    return text if len(text) <= limit else text[:limit] + "..."

@@ -13,7 +13,7 @@ from __future__ import annotations
 __all__ = [
     "EXIT_OK", "EXIT_OPERATIONAL", "EXIT_INVALID", "EXIT_UNAVAILABLE", "EXIT_FORBIDDEN",
     "AliceError", "OperationalError", "UsageError", "InvalidInput", "NotFound", "Conflict",
-    "Unavailable", "Busy", "Forbidden", "PathEscape",
+    "Unavailable", "Busy", "Forbidden", "PathEscape", "excerpt",
 ]
 
 EXIT_OK = 0
@@ -119,3 +119,8 @@ class PathEscape(Forbidden):
     """A path leaves the root it must stay inside (exit 4)."""
 
     default_code = "path_escape"
+
+
+def excerpt(text: str, limit: int = 40) -> str:
+    """The start of a refused value, for its message: at most ``limit`` characters, then ``...``."""
+    return text if len(text) <= limit else text[:limit] + "..."

@@ -26,12 +26,12 @@ from . import fs, locks
 from .errors import AliceError
 from .jsonl_lines import (
     BLOCK_SIZE,
-    _encode,
-    _first_keyed_record,
-    _last_newline_end,
-    _raw_lines_backward,
-    _write_all,
+    append_whole,
     decode_record,
+    encode_record,
+    first_keyed_record,
+    last_newline_end,
+    raw_lines_backward,
 )
 from .records import record_class
 
@@ -72,11 +72,11 @@ class JsonlFile:
             return self._append_locked(record)
 
     def _append_locked(self, record: dict) -> dict:
-        data = _encode(record)
+        data = encode_record(record)
         fd = self._open_for_append()
         try:
             self._repair_tail_fd(fd)
-            _write_all(fd, data, self.path)
+            append_whole(fd, data, self.path)
             if self.durable:
                 os.fsync(fd)
         finally:
@@ -113,12 +113,12 @@ class JsonlFile:
             return 0
         if os.pread(fd, 1, size - 1) == b"\n":
             return 0
-        keep = _last_newline_end(fd, size)
+        keep = last_newline_end(fd, size)
         fragment = os.pread(fd, size - keep, keep)
         try:
             torn = fs.open_state_file(f"{self.path}.torn", os.O_WRONLY | os.O_APPEND | os.O_CREAT)
             try:
-                _write_all(torn, fragment + b"\n", self.path)
+                append_whole(torn, fragment + b"\n", self.path)
             finally:
                 os.close(torn)
         except (OSError, AliceError):
@@ -158,7 +158,7 @@ class JsonlFile:
             return
         with fh:
             size = os.fstat(fh.fileno()).st_size if end is None else end
-            for offset, raw in _raw_lines_backward(fh, size, self):
+            for offset, raw in raw_lines_backward(fh, size, self):
                 record = self._decode(offset, raw)
                 if record is not None:
                     yield Line(offset, record)
@@ -241,7 +241,7 @@ class JsonlFile:
             lo, hi = 0, os.fstat(fh.fileno()).st_size
             while hi - lo > BLOCK_SIZE:
                 mid = (lo + hi) // 2
-                probe = _first_keyed_record(fh, mid, hi, key)
+                probe = first_keyed_record(fh, mid, hi, key)
                 if probe is None:
                     hi = mid
                     continue
@@ -277,8 +277,8 @@ class Journal(JsonlFile):
                 size = os.fstat(fd).st_size
                 seq = self._last_seq_at(size) + 1
                 stored = {"seq": seq, **{k: v for k, v in record.items() if k != "seq"}}
-                data = _encode(stored)
-                _write_all(fd, data, self.path)
+                data = encode_record(stored)
+                append_whole(fd, data, self.path)
                 if self.durable:
                     os.fsync(fd)
                 self._known_end = (size + len(data), seq)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from . import fs
 from .errors import OperationalError
+from .fs.writes import write_all
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only (typing costs start-up time)
@@ -18,7 +19,8 @@ if TYPE_CHECKING:  # annotations only (typing costs start-up time)
 
     from .jsonl import JsonlFile
 
-__all__ = ["BLOCK_SIZE", "decode_record"]
+__all__ = ["BLOCK_SIZE", "decode_record", "encode_record", "append_whole", "last_newline_end", "raw_lines_backward",
+           "first_keyed_record"]
 
 BLOCK_SIZE = 64 * 1024
 
@@ -35,23 +37,20 @@ def decode_record(raw: bytes) -> dict | None:
     return record if isinstance(record, dict) else None
 
 
-def _encode(record: dict) -> bytes:
+def encode_record(record: dict) -> bytes:
     if not isinstance(record, dict):
         raise TypeError("a JSONL record must be a dict")
     return fs.dump_json_line(record).encode("utf-8")
 
 
-def _write_all(fd: int, data: bytes, path: Path) -> None:
+def append_whole(fd: int, data: bytes, path: Path) -> None:
     try:
-        view = memoryview(data)
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
+        write_all(fd, data)
     except OSError as exc:
         raise OperationalError(f"cannot append: {exc.strerror}", file=path) from exc
 
 
-def _last_newline_end(fd: int, size: int) -> int:
+def last_newline_end(fd: int, size: int) -> int:
     """Byte offset just after the last newline before ``size`` (0 if none)."""
     pos = size
     while pos > 0:
@@ -64,10 +63,10 @@ def _last_newline_end(fd: int, size: int) -> int:
     return 0
 
 
-def _raw_lines_backward(fh, end: int, owner: JsonlFile) -> Iterator[tuple[int, bytes]]:
+def raw_lines_backward(fh, end: int, owner: JsonlFile) -> Iterator[tuple[int, bytes]]:
     """(offset, bytes) of each newline-terminated line before ``end``, last first."""
     fd = fh.fileno()
-    complete = _last_newline_end(fd, end)
+    complete = last_newline_end(fd, end)
     if complete < end and os.pread(fd, end - complete, complete).strip():
         owner._problem(complete, "torn last line (incomplete write)")
     if complete == 0:
@@ -88,7 +87,7 @@ def _raw_lines_backward(fh, end: int, owner: JsonlFile) -> Iterator[tuple[int, b
     yield 0, buf
 
 
-def _first_keyed_record(fh, pos: int, hi: int, key: Callable[[dict], Any]) -> tuple[int, int, Any] | None:
+def first_keyed_record(fh, pos: int, hi: int, key: Callable[[dict], Any]) -> tuple[int, int, Any] | None:
     """(start, end, key) of the first parseable record with a key on a line
     starting in [pos, hi)."""
     if pos > 0:

@@ -24,16 +24,18 @@ if TYPE_CHECKING:  # annotations only (typing costs start-up time)
     from typing import Any, TextIO
 
 __all__ = ["to_json", "emit", "emit_error", "warn", "diagnostic", "use_color", "style", "table",
-           "printable", "yes_no", "EXIT_CODES", "json_document"]
+           "printable", "yes_no", "EXIT_CODES", "json_document", "page_hint"]
 
 #: The default ``error.code`` of a non-zero exit whose verb names none.
 EXIT_CODES = {1: "failed", 2: "invalid", 3: "unavailable", 4: "forbidden"}
 
 
-def to_json(data: Any) -> str:
+def to_json(data: Any, *, indent: int | None = 2) -> str:
+    """The one JSON printer: a ``--json`` document on stdout, and (through
+    :func:`openalice.core.fs.dump_json`) a state file.  UTF-8, not ASCII-escaped."""
     import json  # lazy: a text report needs neither json nor re (the scan's floor)
 
-    return json.dumps(data, indent=2, ensure_ascii=False)
+    return json.dumps(data, indent=indent, ensure_ascii=False)
 
 
 def _colour():
@@ -183,3 +185,11 @@ def table(rows: list[list[str]], headers: list[str] | None = None) -> str:
         cells = [str(c) + " " * (w - width(str(c))) for c, w in zip(row, widths)]
         lines.append("  ".join(cells).rstrip())
     return "\n".join(lines)
+
+
+def page_hint(command: str, page: dict, items: str, *, before: str | None = None) -> str:
+    """The line under a page of a ``--before`` listing (``hasMore``/``nextBefore``): the command
+    that prints the next page, or what an empty page means; "" when there is nothing to say."""
+    if not page[items]:
+        return f"no {items}" + (" (unknown --before id?)" if before else "")
+    return f"more: {command} --before {page['nextBefore']}" if page["hasMore"] else ""

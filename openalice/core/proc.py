@@ -25,7 +25,15 @@ if TYPE_CHECKING:  # annotations only (typing costs start-up time)
 
 __all__ = ["spawn", "start_token", "is_alive", "kill_group", "terminate_group",
            "group_alive", "group_members", "group_is_ours", "launch_detached", "reap_in_thread",
-           "become_subreaper", "crash_point"]
+           "become_subreaper", "crash_point", "signal_name"]
+
+
+def signal_name(number: int) -> str:
+    """``SIGTERM`` for 15; ``SIG<n>`` for a number no signal has."""
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"SIG{number}"
 
 
 def crash_point(*steps: str) -> None:

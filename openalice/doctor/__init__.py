@@ -327,13 +327,10 @@ def _check_harness(report: Report, now) -> None:
             report.add("harness", status, f"{ws.id}: {message}", ws.id)
 
 
-def run_checks(*, env: Mapping[str, str] | None = None, version_timeout: float = 5.0,
-               now=None) -> Report:
+def run_checks(*, now, env: Mapping[str, str] | None = None, version_timeout: float = 5.0) -> Report:
     """Every check, in a stable order.  ``now`` (aware) is the instant the
-    heartbeat and schedule health are judged at (default: the clock)."""
+    heartbeat and schedule health are judged at (the CLI's clock)."""
     env = os.environ if env is None else env
-    if now is None:
-        now = clock.now()
     report = Report()
     _check_homes(report)
     _check_vault(report)

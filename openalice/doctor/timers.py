@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from openalice.core import clock
+from openalice.core import clock, homes
 from openalice.schedule import fastpath, timer_homes, timers
 
 __all__ = ["check_timers"]
@@ -30,7 +30,7 @@ def check_timers(add: Callable[[str, str], None], env: Mapping[str, str], now, l
     except Exception as exc:
         add("attention", f"cannot list installed timers: {exc}")
         found = []
-    here = str(timers._home(env))
+    here = homes.openalice_home(env)
     ours = [t for t in found if t["ours"]]
     others = [t for t in found if not t["ours"]]
     now_ms = clock.to_ms(now)

@@ -17,6 +17,7 @@ from typing import Any, Callable, Sequence
 
 from openalice.core.errors import AliceError
 from openalice.journal import make_filter
+from openalice.runs.tasks import STATUSES as RUN_STATUSES
 
 from . import delivery
 from .api_issues import ISSUE_ROUTES, IssueRoutes
@@ -29,9 +30,6 @@ from .params import Query, check_param, json_body, text_value
 from .runner import CliResult, CliRunner
 
 __all__ = ["Request", "Response", "Stream", "Api", "ROUTES"]
-
-ISSUE_STATUSES = ("backlog", "todo", "in_progress", "done", "canceled")
-RUN_STATUSES = ("running", "done", "failed", "interrupted")
 
 
 class Request:
@@ -61,6 +59,12 @@ class Response:
     @classmethod
     def json(cls, status: int, document: Any) -> "Response":
         return cls(status, json.dumps(document, ensure_ascii=False).encode("utf-8"))
+
+    @classmethod
+    def unreadable(cls, verb: str) -> "Response":
+        """502: ``verb`` printed a document the gateway cannot read."""
+        return cls.json(502, {"error": {"code": "cli_failed", "exit": 1,
+                                        "message": f"{verb} returned a document the gateway cannot read"}})
 
     @classmethod
     def error(cls, err: HttpError) -> "Response":

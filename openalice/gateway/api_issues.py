@@ -29,14 +29,6 @@ NEXT_COUNT = 5
 DOCTOR_TIMEOUT = 3
 
 
-def _cli_unreadable(verb: str):
-    from .api import Response  # lazy: api imports this module
-
-    return Response.json(502, {"error": {"code": "cli_failed", "exit": 1,
-                                         "message": f"{verb} returned a document the gateway "
-                                                    "cannot read"}})
-
-
 def _document(result):
     """The CLI's JSON document, or None when stdout is not one."""
     try:
@@ -71,7 +63,7 @@ class IssueRoutes:
         doc = _document(doctor)
         if not isinstance(doc, dict) or not isinstance(doc.get("agents"), list):
             return self.respond(doctor) if doctor.exit_code not in (0, 3) else \
-                _cli_unreadable("alice doctor")
+                Response.unreadable("alice doctor")
         agents = []
         for item in doc["agents"]:
             if isinstance(item, dict) and isinstance(item.get("name"), str):

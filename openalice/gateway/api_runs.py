@@ -28,14 +28,6 @@ RUN_ROUTES = [
 RETRYABLE = ("failed", "interrupted")
 
 
-def _unreadable(verb: str):
-    from .api import Response  # lazy: api imports this module
-
-    return Response.json(502, {"error": {"code": "cli_failed", "exit": 1,
-                                         "message": f"{verb} returned a document the gateway "
-                                                    "cannot read"}})
-
-
 class RunRoutes:
     """Route handlers mixed into :class:`~.api.Api` (``call``/``respond``/``passthrough``)."""
 
@@ -50,7 +42,9 @@ class RunRoutes:
             task = json.loads(shown.stdout)["task"]
             status, workspace, issue = task.get("status"), task.get("workspaceId"), task.get("issueId")
         except (ValueError, KeyError, TypeError, AttributeError):
-            return _unreadable("alice-schedule run")
+            from .api import Response  # lazy: api imports this module
+
+            return Response.unreadable("alice-schedule run")
         if not issue:
             raise HttpError(400, f"run {req.params['task']} belongs to no issue; nothing to retry",
                             code="not_retryable", field="task")
@@ -73,7 +67,7 @@ class RunRoutes:
         try:
             content = json.loads(result.stdout)["content"].encode("utf-8")
         except (ValueError, KeyError, TypeError, AttributeError):
-            return _unreadable("alice-schedule log")
+            return Response.unreadable("alice-schedule log")
         return Response(200, content, {
             "Content-Type": "text/plain; charset=utf-8",
             "Content-Disposition": delivery.content_disposition(f"{task}-{stream}.log", inline=False),

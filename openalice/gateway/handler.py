@@ -21,7 +21,7 @@ from .limits import MAX_BODY_BYTES, MAX_HEAD_BYTES, HeadBudget, check_json, cont
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from .server import Gateway, _Server
+    from .server import Gateway, HttpServer
 
 HEARTBEAT_SECONDS = 15.0
 
@@ -49,13 +49,13 @@ def _decode_segments(path: str) -> list[str]:
                         code="bad_parameter") from None
 
 
-class _Handler(BaseHTTPRequestHandler):
+class RequestHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     timeout = 60  # a read or write that stalls this long ends the connection (idle heads: .conns)
     # The head and the body go out in two writes: with Nagle on, the body's last
     # segment waits for the client's delayed ACK of the head (40 ms on Linux).
     disable_nagle_algorithm = True
-    server: _Server
+    server: HttpServer
 
     def version_string(self) -> str:
         return "openalice-gateway"

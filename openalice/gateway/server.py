@@ -30,7 +30,7 @@ from openalice.core.net import listen_error
 from .api import Api, Response
 from .auth import LOOPBACK_NAMES, Guard, is_loopback, new_token
 from .conns import MAX_CONNECTIONS, ConnectionTable, refuse_busy
-from .handler import _Handler
+from .handler import RequestHandler
 from .limits import MAX_BODY_BYTES
 from .runner import CliRunner
 
@@ -43,7 +43,7 @@ def _page_template() -> str:
     return files("openalice.gateway").joinpath("page.html").read_text(encoding="utf-8")
 
 
-class _Server(ThreadingHTTPServer):
+class HttpServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
     request_queue_size = 256   # a burst of connects must not overflow the accept queue (1 s SYN retries)
@@ -101,7 +101,7 @@ class Gateway:
                                               "token can still probe it; prefer an SSH tunnel"})
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         try:
-            self.httpd = _Server((host, port), _Handler, family, max_connections)
+            self.httpd = HttpServer((host, port), RequestHandler, family, max_connections)
         except OSError as exc:
             raise listen_error(exc, host, port, field="--port") from None
         self.httpd.gateway = self

@@ -12,6 +12,7 @@ from openalice import managed
 from openalice.agents.shims import HARNESS_CONFIG
 from openalice.core import clock, fs, git
 from openalice.core.errors import Conflict
+from openalice.workspaces.registry import available_root
 from openalice.workspaces.skills import SKILL_MIRRORS, mirror_of, skill_targets, skill_trees
 
 from . import bundle as bundles
@@ -22,7 +23,6 @@ from .scopes import (
     GUIDANCE,
     OWNERS,
     Scope,
-    _root,
     harness_store,
     load_config,
     template_store,
@@ -93,7 +93,7 @@ def _skill_targets(skill: bundles.Skill) -> dict[str, bytes]:
     return skill_targets(skill.name, skill.files)
 
 
-def _template_of(ws, bundle: bundles.Bundle) -> bundles.Template | None:
+def template_of(ws, bundle: bundles.Bundle) -> bundles.Template | None:
     return bundle.templates.get(ws.template)
 
 
@@ -116,7 +116,7 @@ def _skill_version(skill: bundles.Skill, bundle: bundles.Bundle, now: datetime, 
 
 
 def _bundle_plan(ws, root: Path, bundle, cfg, version: dict, baseline, now, source: str):
-    template = _template_of(ws, bundle)
+    template = template_of(ws, bundle)
     bundled = set(template.bundled_skills) if template else set()
     notes = [f"config skills.{name}: the bundle has no such skill (ignored)"
              for name in sorted(cfg.skills) if name not in bundle.skills]
@@ -150,7 +150,7 @@ def _bundle_plan(ws, root: Path, bundle, cfg, version: dict, baseline, now, sour
 
 def _skill_plan(ws, root: Path, bundle, cfg, version: dict, baseline, scope: Scope, now):
     name, action = scope.skill, scope.action
-    template = _template_of(ws, bundle)
+    template = template_of(ws, bundle)
     bundled = name in (template.bundled_skills if template else ())
     skill = bundle.skill(name) if action != "remove" or name in bundle.skills else None
     if action == "remove" and name in configs.ALWAYS_INCLUDED:
@@ -239,7 +239,7 @@ def _live_runs(ws) -> int:
     return len(admission.live_runs(ws.id))
 
 
-def _make_preview(ws, root: Path, scope: Scope, bundle, now: datetime, source: str) -> Preview:
+def make_preview(ws, root: Path, scope: Scope, bundle, now: datetime, source: str) -> Preview:
     cfg = load_config(root)
     version = state.read_version(root)
     notes: list[str] = []
@@ -288,10 +288,10 @@ def _make_preview(ws, root: Path, scope: Scope, bundle, now: datetime, source: s
 
 def preview(ws, *, scope: Scope, bundle_dir=None, now: datetime) -> Preview:
     """Recover if needed, then plan ``scope`` for ``ws`` (nothing else is written)."""
-    root = _root(ws)
+    root = available_root(ws)
     recovered = recover_workspace(ws, now=now)
     selected = following.select(root, bundle_dir)
-    result = _make_preview(ws, root, scope, selected.bundle, now, "upgrade")
+    result = make_preview(ws, root, scope, selected.bundle, now, "upgrade")
     result.recovered = recovered
     result.selected = selected
     return result

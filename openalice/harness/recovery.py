@@ -10,8 +10,9 @@ from pathlib import Path
 
 from openalice import journal, managed
 from openalice.core import git
+from openalice.workspaces.registry import available_root
 
-from .scopes import RECOVERY_WAIT, _root, harness_store, template_store
+from .scopes import RECOVERY_WAIT, harness_store, template_store
 
 
 def _pending(root: Path) -> list[managed.Store]:
@@ -27,7 +28,7 @@ def recover_workspace(ws, *, now: datetime, wait: float = RECOVERY_WAIT, lease_h
                       ) -> list[managed.Recovery]:
     """Finish or undo every interrupted transaction of ``ws`` and remove the git locks a killed
     git left (under its checkout lease; ``lease_held``: the caller has just taken it)."""
-    root = _root(ws)
+    root = available_root(ws)
     pending = bool(_pending(root) or git_locks(root))
     if not pending:
         for store in (harness_store(root), template_store(root)):
@@ -51,8 +52,8 @@ def clear_git_locks(ws, root: Path, *, owner: str, now: datetime, held_since: fl
     top = os.path.realpath(root)
     files = sorted(os.path.relpath(p, top) if os.path.realpath(p).startswith(top + os.sep) else os.fspath(p)
                    for p in removed)
-    _journal("harness.recovered", {"workspaceId": ws.id, "owner": owner, "outcome": "git_lock_removed",
-                                   "digest": None, "paths": len(files), "files": files}, now)
+    journal.record("harness.recovered", {"workspaceId": ws.id, "owner": owner, "outcome": "git_lock_removed",
+                                         "digest": None, "paths": len(files), "files": files}, now=now)
     return [managed.Recovery(outcome="git_lock_removed", digest=None, owner=owner, paths=files, meta={})]
 
 
@@ -64,11 +65,7 @@ def _recover_all(ws, root: Path, now: datetime) -> list[managed.Recovery]:
         result = managed.recover(store)
         if result is not None:
             done.append(result)
-            _journal("harness.recovered", {"workspaceId": ws.id, "owner": result.owner,
-                                           "outcome": result.outcome, "digest": result.digest,
-                                           "paths": len(result.paths)}, now)
+            journal.record("harness.recovered", {"workspaceId": ws.id, "owner": result.owner,
+                                                 "outcome": result.outcome, "digest": result.digest,
+                                                 "paths": len(result.paths)}, now=now)
     return done
-
-
-def _journal(type_: str, payload: dict, now: datetime) -> None:
-    journal.record(type_, payload, now=now)

@@ -11,7 +11,6 @@ from typing import Any
 from openalice import managed
 from openalice.agents.shims import HARNESS_CONFIG, WORKSPACE_BIN
 from openalice.core.errors import InvalidInput, UsageError
-from openalice.workspaces.registry import available_root
 
 from . import bundle as bundles
 from . import config as configs
@@ -73,8 +72,3 @@ def load_config(root) -> configs.Config:
         return configs.parse_file(str(Path(root) / HARNESS_CONFIG), str(root))
     except configs.ConfigError as exc:
         raise InvalidInput(exc.reason, file=exc.file, field=exc.field, code="harness_config_invalid") from None
-
-
-def _root(ws) -> Path:
-    return available_root(ws)
-

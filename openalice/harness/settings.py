@@ -10,11 +10,12 @@ from openalice.agents.shims import HARNESS_CONFIG
 from openalice.core import fs
 from openalice.core.errors import Forbidden, InvalidInput, UsageError
 from openalice.workspaces.access import Caller, authorize_write
+from openalice.workspaces.registry import available_root
 
 from . import bundle as bundles
 from . import config as configs
 from . import following
-from .scopes import _root, load_config
+from .scopes import load_config
 
 __all__ = ["show", "set_values"]
 
@@ -29,7 +30,7 @@ def _effective(ws, cfg: configs.Config, bundle: bundles.Bundle | None) -> dict:
 
 
 def show(ws, *, bundle_dir=None) -> dict:
-    root = _root(ws)
+    root = available_root(ws)
     cfg = load_config(root)
     bundle = following.select(root, bundle_dir).bundle
     return {"workspaceId": ws.id, "file": str(root / HARNESS_CONFIG), "exists": cfg.exists,
@@ -52,7 +53,7 @@ def set_values(ws, assignments: Sequence[str], *, bundle_dir=None, now: datetime
             parsed.append(configs.parse_assignment(text))
         except ValueError as exc:
             raise UsageError(str(exc), field="KEY=VALUE", code="bad_config_key") from None
-    root = _root(ws)
+    root = available_root(ws)
     path = root / HARNESS_CONFIG
     bundle = following.select(root, bundle_dir).bundle
     for parts, value in parsed:

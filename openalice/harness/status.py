@@ -22,9 +22,9 @@ from . import following, state
 from .recovery import git_locks
 from .upgrade import (
     Scope,
-    _make_preview,
     harness_store,
     load_config,
+    make_preview,
     recover_workspace,
     template_store,
 )
@@ -170,7 +170,7 @@ def status(ws, *, bundle_dir=None, now: datetime, recover: bool = True) -> dict:
             if key == "guidance" and ws.template not in bundle.templates:
                 continue
             try:
-                result = _make_preview(ws, root, scope, bundle, now, "upgrade")
+                result = make_preview(ws, root, scope, bundle, now, "upgrade")
             except AliceError as err:
                 problems.append(f"{key} plan: {err}")
                 continue

@@ -36,11 +36,12 @@ from openalice.agents import shims
 from openalice.core import clock, git
 from openalice.core.errors import Busy, Conflict
 from openalice.workspaces.checkout import checkout
+from openalice.workspaces.registry import available_root
 from openalice.workspaces.skills import SKILL_MIRROR, SKILL_MIRRORS, SKILL_PRIMARY, skill_targets, skill_trees
 
 from . import bundle as bundles
 from . import following
-from .planning import Preview, _make_preview, _template_of, preview
+from .planning import Preview, make_preview, preview, template_of
 from .recovery import recover_workspace
 from .scopes import (
     ACTIONS,
@@ -49,7 +50,6 @@ from .scopes import (
     OWNERS,
     TRAILERS,
     Scope,
-    _root,
     harness_store,
     load_config,
     scope_for,
@@ -68,11 +68,11 @@ __all__ = ["Scope", "Preview", "scope_for", "preview", "apply", "recover_workspa
 def apply(ws, *, scope: Scope, bundle_dir=None, digest: str | None = None, keep: Sequence[str] = (),
           use: Sequence[str] = (), now: datetime) -> tuple[Preview, managed.Applied | None]:
     """Apply ``scope`` to ``ws``; ``(preview, None)`` when it was already current."""
-    root = _root(ws)
+    root = available_root(ws)
 
     def plan() -> Preview:
         selected = following.select(root, bundle_dir)   # after recovery: the version file is settled
-        result = _make_preview(ws, root, scope, selected.bundle, now, "upgrade")
+        result = make_preview(ws, root, scope, selected.bundle, now, "upgrade")
         result.selected = selected
         return result
 
@@ -136,16 +136,16 @@ def project_new_workspace(ws, created: bool) -> list[str]:
     if not created:
         return []
     now = clock.parse_instant(ws.createdAt)
-    root = _root(ws)
+    root = available_root(ws)
     bundle = bundles.load()
     notes: list[str] = []
     with checkout(ws, "alice workspace init", now=now):
         if git.work_tree(root) is not None:
             git.ensure_excluded(root, GIT_EXCLUDES)
         for scope in (Scope("template"), Scope("bundle")):
-            if scope.kind == "template" and _template_of(ws, bundle) is None:
+            if scope.kind == "template" and template_of(ws, bundle) is None:
                 continue
-            result = _make_preview(ws, root, scope, bundle, now, "creation")
+            result = make_preview(ws, root, scope, bundle, now, "creation")
             _apply_preview(result, root, keep=(), use=(), now=now, unresolved="skip", commit=False)
             for item in result.plan.conflicts:
                 notes.append(f"{item.path} already exists and differs from the {scope.kind}'s; left as it is "

@@ -226,7 +226,7 @@ class InboxStore:
                 raise ValueError("build() must keep the minted id")
             before = counter.identity(self.entries_path)
             self.file.append(record)  # the lock is re-entrant
-            counter.note_append(self, before, record, len(jsonl_lines._encode(record)))
+            counter.note_append(self, before, record, len(jsonl_lines.encode_record(record)))
             return record
 
     def delete(self, entry_id: str) -> dict:

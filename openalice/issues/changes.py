@@ -17,8 +17,8 @@ FIELD_ORDER = ("title", "status", "priority", "assignee", "when", "agent", "cred
                "credentialSource", "model", "effort", "timeout", "commentPrompt",
                "telegramConnector")
 WRITABLE_FIELDS = frozenset(FIELD_ORDER)
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_NOT_UTF8 = "is not valid UTF-8 text (check the terminal's or file's encoding)"
+SURROGATE = re.compile("[\ud800-\udfff]")
+NOT_UTF8 = "is not valid UTF-8 text (check the terminal's or file's encoding)"
 _WHEN_KEYS = frozenset({"kind", "at", "every", "cron", "timezone", "catchUp"})
 _FIELD_ALIASES = {name.lower(): name for name in KNOWN_FIELDS}
 _FIELD_ALIASES.update({"credential-source": "credentialSource", "comment-prompt": "commentPrompt",
@@ -31,13 +31,13 @@ def normalize_field_name(name: str) -> str:
 
 
 
-def _check_keys(fields: dict) -> None:
+def check_writable_keys(fields: dict) -> None:
     unknown = [k for k in fields if k not in WRITABLE_FIELDS]
     if unknown:
         raise ValueError(f"not writable issue fields: {unknown}")
 
 
-def _input_checks(fields: dict, errors: list[FieldError]) -> None:
+def writer_input_checks(fields: dict, errors: list[FieldError]) -> None:
     """What only a writer refuses: the read-only assignee aliases, and text
     that is not UTF-8 (a command line decoded with surrogate escapes)."""
     problem = alias_problem(fields.get("assignee"))
@@ -46,16 +46,16 @@ def _input_checks(fields: dict, errors: list[FieldError]) -> None:
     for key, value in fields.items():
         values = value.items() if isinstance(value, dict) else ((None, value),)
         for sub, item in values:
-            if isinstance(item, str) and _SURROGATE.search(item):
-                errors.append(FieldError(f"{key}.{sub}" if sub else key, _NOT_UTF8))
+            if isinstance(item, str) and SURROGATE.search(item):
+                errors.append(FieldError(f"{key}.{sub}" if sub else key, NOT_UTF8))
 
 
-def _merge(data: dict, changes: dict, unset, errors: list[FieldError]) -> tuple[dict, set]:
+def merge_changes(data: dict, changes: dict, unset, errors: list[FieldError]) -> tuple[dict, set]:
     updates: dict = {}
     removes: set = set()
     for key, value in changes.items():
         if key == "when":
-            merged = _merge_when(data.get("when"), value, errors)
+            merged = merge_when(data.get("when"), value, errors)
             if merged is not None:
                 updates["when"] = merged
             continue
@@ -80,7 +80,7 @@ def _merge(data: dict, changes: dict, unset, errors: list[FieldError]) -> tuple[
     return updates, removes
 
 
-def _merge_when(old: object, patch: object, errors: list[FieldError]) -> dict | None:
+def merge_when(old: object, patch: object, errors: list[FieldError]) -> dict | None:
     if not isinstance(patch, dict) or not set(patch) <= _WHEN_KEYS:
         raise ValueError(f"bad when patch: {patch!r}")
     kind = patch.get("kind")

@@ -26,7 +26,7 @@ from openalice.core import fs
 from openalice.core.clock import to_iso
 from openalice.core.errors import Conflict, InvalidInput
 
-from .reader import _root, find_issue_file
+from .reader import find_issue_file, workspace_directory
 
 __all__ = ["SIDECAR_VERSION", "MAX_COMMENT_CHARS", "COMMENT_ID_RE", "VIA_RE", "comments_path",
            "list_comments", "add_comment", "check_sidecar", "new_comment_id", "read_sidecar",
@@ -61,7 +61,7 @@ def read_sidecar(ws, issue_id: str, path: Path | None = None) -> dict:
     """The whole sidecar document (an empty one when there is no file)."""
     path = path or comments_path(ws, issue_id)
     _refuse_symlink(path)
-    doc = fs.read_json(path, missing=None, max_bytes=64 * 1024 * 1024, root=_root(ws))
+    doc = fs.read_json(path, missing=None, max_bytes=64 * 1024 * 1024, root=workspace_directory(ws))
     if doc is None:
         return {"version": SIDECAR_VERSION, "issueId": issue_id, "comments": []}
     check_sidecar(doc, path, issue_id)
@@ -80,7 +80,7 @@ def update_sidecar(ws, issue_id: str, change) -> dict:
 
     return fs.locked_update_json(path, checked, default=lambda: {
         "version": SIDECAR_VERSION, "issueId": issue_id, "comments": []}, mode=0o644,
-        root=_root(ws), dir_mode=0o755)
+        root=workspace_directory(ws), dir_mode=0o755)
 
 
 def add_comment(ws, issue_id: str, markdown: str, *, author: str, now: datetime,
@@ -162,7 +162,7 @@ def add_comment(ws, issue_id: str, markdown: str, *, author: str, now: datetime,
     try:
         fs.locked_update_json(path, append, default=lambda: {
             "version": SIDECAR_VERSION, "issueId": issue_id, "comments": []}, mode=0o644,
-            root=_root(ws), dir_mode=0o755)
+            root=workspace_directory(ws), dir_mode=0o755)
     except _AlreadyThere as already:
         return already.comment, False
     deliveries.journal_fact("comment.added", ws.id, issue_id, record, now=now)

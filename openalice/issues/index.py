@@ -57,7 +57,7 @@ MAGIC = b"OAISSX\x00\x01"
 #: "racily clean": its stamps cannot prove it unchanged, so its bytes are compared.
 RACY_NS = 3_000_000_000
 # An entry: [(mtime_ns, size, inode, ctime_ns), crc32, racy, kind, data, schedule, deliveries]
-_KEY, _CRC, _RACY, _KIND, _DATA, _SCHED, _DELIV = range(7)
+ENTRY_KEY, ENTRY_CRC, ENTRY_RACY, ENTRY_KIND, ENTRY_DATA, ENTRY_SCHED, ENTRY_DELIV = range(7)
 _WIDTH = 7
 _COMMENTS = ".comments.json"
 
@@ -66,7 +66,7 @@ def index_file(workspace_id: str) -> str:
     return os.path.join(openalice_home(), "state", "issues", "index", safe_name(workspace_id) + ".marshal")
 
 
-def _key(st: os.stat_result) -> tuple[int, int, int, int]:
+def file_identity(st: os.stat_result) -> tuple[int, int, int, int]:
     """A file's identity: any write, ``touch``, ``chmod`` or rename changes the ctime or the inode."""
     return st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns
 
@@ -102,7 +102,7 @@ class Snapshot:
             if isinstance(row, InvalidIssue):
                 invalid.append(row)
             else:
-                issues.append(_issue(row[0][_DATA], self.directory / row[1]))
+                issues.append(issue_from_entry(row[0][ENTRY_DATA], self.directory / row[1]))
         return reader.IssueSet("ok", issues, invalid, directory=self.directory)
 
     def invalid(self) -> list[InvalidIssue]:
@@ -141,7 +141,7 @@ class Snapshot:
 dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
-def _issue(data: list, path: Path) -> Issue:
+def issue_from_entry(data: list, path: Path) -> Issue:
     view = json.loads(data[1] + "null" + data[2])
     body, legacy_what, raw_extra, ws_id = data[3]
     if body is None:  # the usual body: the prompt between two newlines
@@ -174,7 +174,7 @@ def _entry_data(result: Issue | InvalidIssue, ws_id: str | None) -> tuple[str, l
 
 
 def _fresh(entry: object, key: tuple) -> bool:
-    return type(entry) is list and len(entry) == _WIDTH and entry[0] == key and not entry[_RACY]
+    return type(entry) is list and len(entry) == _WIDTH and entry[0] == key and not entry[ENTRY_RACY]
 
 
 def _load(ws_id: str | None, root: Path) -> dict:
@@ -191,7 +191,7 @@ def _load(ws_id: str | None, root: Path) -> dict:
 def snapshot(ws) -> Snapshot:
     """The workspace's issues (anything with ``.path`` and ``.id``), from the
     index where the files prove it current; call :meth:`Snapshot.save` after use."""
-    root = reader._root(ws)
+    root = reader.workspace_directory(ws)
     directory = root / ".alice" / "issues"
     ws_id = getattr(ws, "id", None)
     snap = Snapshot(ws_id, root, directory)
@@ -234,8 +234,8 @@ def _fill(snap: Snapshot, where, found: dict, comments: dict, old: dict) -> None
                 files[name] = entry
         else:
             files[name] = entry
-        data = entry[_DATA]
-        if entry[_KIND] == "bad":
+        data = entry[ENTRY_DATA]
+        if entry[ENTRY_KIND] == "bad":
             rows.append(InvalidIssue(data[0], directory / name, [FieldError(f, r) for f, r in data[1]]))
             continue
         meta = data[0]
@@ -278,14 +278,14 @@ def _current(snap: Snapshot, where, name: str, key: tuple, entry: object) -> tup
     vanished; ``keep`` False when the result is for this call only (the file
     could not be read, or marshal cannot hold its values)."""
     path = snap.directory / name
-    data = reader._read_bytes(path, where)
+    data = reader.read_issue_bytes(path, where)
     if data is None:
         return None, False
     racy = key[3] > snap.stamp_ns - RACY_NS or key[0] > snap.stamp_ns - RACY_NS
     if (type(entry) is list and len(entry) == _WIDTH and entry[0] == key and isinstance(data, bytes)
-            and zlib.crc32(data) == entry[_CRC]):
+            and zlib.crc32(data) == entry[ENTRY_CRC]):
         if not racy:
-            entry[_RACY] = False
+            entry[ENTRY_RACY] = False
             snap.dirty = True
         return entry, True
     result = reader.judge_bytes(data, path, name[:-3], workspace_id=snap.ws_id)
@@ -328,13 +328,13 @@ def load_issue(ws, issue_id: str) -> Issue:
         except (OSError, AliceError):
             st = None
         if st is not None:
-            root = reader._root(ws)
+            root = reader.workspace_directory(ws)
             entry = _load(ws_id, root).get(name)
-            key = _key(st)
-            if (_fresh(entry, key) and entry[_KIND] == "ok"
+            key = file_identity(st)
+            if (_fresh(entry, key) and entry[ENTRY_KIND] == "ok"
                     and key[3] <= stamp - RACY_NS):
                 try:
-                    return _issue(entry[_DATA], root / ".alice" / "issues" / name)
+                    return issue_from_entry(entry[ENTRY_DATA], root / ".alice" / "issues" / name)
                 except (TypeError, ValueError, KeyError):
                     pass
     return reader.load_issue(ws, issue_id)

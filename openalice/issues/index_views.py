@@ -21,7 +21,7 @@ import os
 from pathlib import Path
 
 from .declaration import InvalidIssue
-from .index import _DATA, _DELIV, _SCHED, RACY_NS, _issue, _key, dumps
+from .index import ENTRY_DATA, ENTRY_DELIV, ENTRY_SCHED, RACY_NS, dumps, file_identity, issue_from_entry
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only (typing costs start-up time)
@@ -59,11 +59,11 @@ def views(snap: Snapshot, now: datetime, now_ms: int, status: str | None = None)
         if isinstance(row, InvalidIssue):
             continue
         entry, name, comments = row
-        data = entry[_DATA]
+        data = entry[ENTRY_DATA]
         meta = data[0]
         if status is not None and meta[1] != status:
             continue
-        sched = entry[_SCHED]
+        sched = entry[ENTRY_SCHED]
         if (type(sched) is not list or len(sched) != 5 or not sched[0] <= now_ms < sched[1]
                 or (sched[3] is not None and sched[3] != _cursor_key(snap, meta[0]))):
             sched = _summary(snap, entry, name, now, now_ms)
@@ -79,7 +79,7 @@ def views(snap: Snapshot, now: datetime, now_ms: int, status: str | None = None)
 def _summary(snap: Snapshot, entry: list, name: str, now: datetime, now_ms: int) -> list:
     from .schedule import schedule_summary  # lazy: only a summary past its window
 
-    issue = _issue(entry[_DATA], snap.directory / name)
+    issue = issue_from_entry(entry[ENTRY_DATA], snap.directory / name)
     cursor_key = None
     when = issue.when
     if when is not None and not issue.is_terminal and when.get("kind") == "every" and snap.ws_id:
@@ -98,7 +98,7 @@ def _summary(snap: Snapshot, entry: list, name: str, now: datetime, now_ms: int)
     if len(held) == 3 and due_now is None:
         return [0, 0, text, None, None]
     sched = [held[0], held[1], text, cursor_key, due_now]
-    entry[_SCHED] = sched
+    entry[ENTRY_SCHED] = sched
     snap.dirty = True
     return sched
 
@@ -112,7 +112,7 @@ def _cursor_key(snap: Snapshot, issue_id: str) -> tuple:
         from . import cursors  # lazy: only `every` schedules have a cursor to key on
 
         try:
-            snap.cursor_dir = _key(os.lstat(cursors.cursor_path(snap.ws_id or "-", "x").parent))
+            snap.cursor_dir = file_identity(os.lstat(cursors.cursor_path(snap.ws_id or "-", "x").parent))
         except OSError:
             snap.cursor_dir = (-1,)
     return snap.cursor_dir
@@ -120,8 +120,8 @@ def _cursor_key(snap: Snapshot, issue_id: str) -> tuple:
 
 def _deliveries(snap: Snapshot, entry: list, name: str, issue_id: str, comments: os.stat_result) -> str:
     """``,"deliveries":{...}`` when the sidecar can be counted, else ``""``."""
-    key = _key(comments)
-    cached = entry[_DELIV]
+    key = file_identity(comments)
+    cached = entry[ENTRY_DELIV]
     if type(cached) is list and len(cached) == 2 and cached[0] == key and type(cached[1]) is str:
         return cached[1]
     from .board import with_deliveries  # lazy: (board imports the index)
@@ -129,7 +129,7 @@ def _deliveries(snap: Snapshot, entry: list, name: str, issue_id: str, comments:
     counted = with_deliveries({}, _Named(issue_id, snap.directory / name)).get("deliveries")
     text = "" if counted is None else ',"deliveries":' + dumps(counted)
     if key[3] <= snap.stamp_ns - RACY_NS:
-        entry[_DELIV] = [key, text]
+        entry[ENTRY_DELIV] = [key, text]
         snap.dirty = True
     return text
 

@@ -80,12 +80,12 @@ class IssueSet:
                 f"invalid={len(self.invalid)}, error={self.error!r})")
 
 
-def _root(ws) -> Path:
+def workspace_directory(ws) -> Path:
     return ws.root if hasattr(ws, "root") else Path(ws.path)
 
 
 def issues_dir(ws) -> Path:
-    return _root(ws) / ".alice" / "issues"
+    return workspace_directory(ws) / ".alice" / "issues"
 
 
 def issue_path(ws, issue_id: str) -> Path:
@@ -122,7 +122,7 @@ def issues_root(ws) -> Root:
     PathEscape when it leads outside; FileNotFoundError, NotADirectoryError
     and other OSErrors as the walk meets them."""
     try:
-        with Root(_root(ws)) as base:
+        with Root(workspace_directory(ws)) as base:
             return base.open_dir(".alice/issues")
     except PathEscape:
         raise PathEscape(f"{_ESCAPE_MESSAGE}; refused", file=issues_dir(ws)) from None
@@ -130,7 +130,7 @@ def issues_root(ws) -> Root:
 
 def read_issues(ws) -> IssueSet:
     """Every issue of workspace ``ws`` (anything with ``.path`` and ``.id``)."""
-    root = _root(ws)
+    root = workspace_directory(ws)
     directory = root / ".alice" / "issues"
     ws_id = getattr(ws, "id", None)
     try:
@@ -194,7 +194,7 @@ def read_issue_file(path: Path, issue_id: str, *, workspace_id: str | None = Non
     """One file judged on its own; None if it vanished while being read.
     ``where`` is the issues directory it is read from (default: the file's
     own directory, taken as it is)."""
-    data = _read_bytes(path, where)
+    data = read_issue_bytes(path, where)
     if data is None:
         return None
     return judge_bytes(data, path, issue_id, workspace_id=workspace_id)
@@ -225,7 +225,7 @@ def judge_bytes(data: bytes | FieldError, path: Path, issue_id: str, *,
 
 def read_frontmatter(path: Path, where: Root | None = None) -> dict | None:
     """The frontmatter mapping of a file, or None if it cannot be read or parsed."""
-    data = _read_bytes(path, where)
+    data = read_issue_bytes(path, where)
     if not isinstance(data, bytes):
         return None
     doc = _parse(data)
@@ -253,7 +253,7 @@ def load_issue(ws, issue_id: str) -> Issue:
     return result
 
 
-def _read_bytes(path: Path, where: Root | None = None) -> bytes | FieldError | None:
+def read_issue_bytes(path: Path, where: Root | None = None) -> bytes | FieldError | None:
     """The bytes of one issue file, read from ``where`` (the issues directory,
     see :func:`issues_root`) without following a link; a FieldError saying
     why it cannot be read; None if it is gone."""

@@ -23,18 +23,25 @@ from openalice.core.errors import Conflict, InvalidInput, NotFound
 from openalice.core.records import replace
 
 from .changes import (
-    _NOT_UTF8,
-    _SURROGATE,
     FIELD_ORDER,
+    NOT_UTF8,
+    SURROGATE,
     WRITABLE_FIELDS,
-    _check_keys,
-    _input_checks,
-    _merge,
-    _merge_when,
+    check_writable_keys,
+    merge_changes,
+    merge_when,
     normalize_field_name,
+    writer_input_checks,
 )
 from .declaration import MAX_BYTES, RESUME_ASSIGNEE_RE, RUNTIME_FIELDS, FieldError, Issue, declare, id_problem, slug_of
-from .reader import LEGACY_FILE_MESSAGE, _read_bytes, _root, find_issue_file, issues_root, legacy_issue_file
+from .reader import (
+    LEGACY_FILE_MESSAGE,
+    find_issue_file,
+    issues_root,
+    legacy_issue_file,
+    read_issue_bytes,
+    workspace_directory,
+)
 from .reader import issues_dir as _issues_dir
 from .runnable import runtime_findings
 from .schedule import data_when_problem
@@ -48,7 +55,7 @@ def create(ws, fields: dict, body: str = "", *, issue_id: str | None = None,
     """Write a new issue file.  ``fields`` uses frontmatter names (``when`` as
     ``{"kind": "cron", "cron": ..., "timezone": ..., "catchUp": ...}``).  The id
     is ``issue_id`` or a slug of the title; an existing id is a Conflict."""
-    _check_keys(fields)
+    check_writable_keys(fields)
     title = fields.get("title")
     if issue_id is None:
         if not isinstance(title, str) or not title.strip():
@@ -73,7 +80,7 @@ def create(ws, fields: dict, body: str = "", *, issue_id: str | None = None,
         if value is None:
             continue
         if key == "when":
-            value = _merge_when(None, value, errors)
+            value = merge_when(None, value, errors)
             if value is None:
                 continue
         data[key] = value
@@ -82,13 +89,13 @@ def create(ws, fields: dict, body: str = "", *, issue_id: str | None = None,
     if "priority" not in data:
         data["priority"] = "none"
     data = {key: data[key] for key in FIELD_ORDER if key in data}
-    _input_checks(fields, errors)
-    if any(e.reason == _NOT_UTF8 for e in errors):
+    writer_input_checks(fields, errors)
+    if any(e.reason == NOT_UTF8 for e in errors):
         raise _refusal(path, errors)
     text = frontmatter.compose(data, _clean_body(body, path))
     issue = _judge(text, issue_id, path, ws, now, errors)
     _writable_dir(ws)
-    root = _root(ws)
+    root = workspace_directory(ws)
     with fs.locked_file(path, root=root, dir_mode=0o755):
         if _exists_any_case(ws, issue_id):
             raise Conflict(f"issue `{issue_id}` already exists", file=path, field="id",
@@ -113,9 +120,9 @@ def update(ws, issue_id: str, changes: dict, *, unset=(), body: str | None = Non
     ``credentialSource`` and the other way round.  A legacy ``what`` key is
     folded into the body.
     """
-    _check_keys(changes)
+    check_writable_keys(changes)
     path = find_issue_file(ws, issue_id)
-    root = _root(ws)
+    root = workspace_directory(ws)
     with fs.locked_file(path, root=root, dir_mode=0o755):
         raw = _read_issue(ws, path)
         if raw is None:
@@ -124,8 +131,8 @@ def update(ws, issue_id: str, changes: dict, *, unset=(), body: str | None = Non
             raise InvalidInput(raw.reason, file=path, field=raw.field, code="invalid_issue")
         doc = _parse_or_raise(raw, path)
         errors: list[FieldError] = []
-        _input_checks(changes, errors)
-        updates, removes = _merge(doc.data, changes, unset, errors)
+        writer_input_checks(changes, errors)
+        updates, removes = merge_changes(doc.data, changes, unset, errors)
         new_body = doc.body
         if "what" in doc.data:
             removes.add("what")
@@ -182,7 +189,7 @@ def _rewrite(ws, issue_id: str, change) -> bool:
         path = find_issue_file(ws, issue_id)
     except (NotFound, InvalidInput):
         return False
-    root = _root(ws)
+    root = workspace_directory(ws)
     with fs.locked_file(path, root=root, dir_mode=0o755):
         raw = _read_issue(ws, path)
         if not isinstance(raw, bytes):
@@ -210,7 +217,7 @@ def _read_issue(ws, path: Path) -> bytes | FieldError | None:
     """The file's bytes, read below the workspace root (None if it is gone)."""
     try:
         with issues_root(ws) as where:
-            return _read_bytes(path, where)
+            return read_issue_bytes(path, where)
     except (FileNotFoundError, NotADirectoryError):
         return None
 
@@ -232,8 +239,8 @@ def _fold_legacy(doc: frontmatter.Document) -> str:
 def _clean_body(body: object, path: Path) -> str:
     if not isinstance(body, str):
         raise InvalidInput("body must be text", file=path, field="body", code="invalid_issue")
-    if _SURROGATE.search(body):
-        raise InvalidInput(_NOT_UTF8, file=path, field="body", code="invalid_issue")
+    if SURROGATE.search(body):
+        raise InvalidInput(NOT_UTF8, file=path, field="body", code="invalid_issue")
     if "\x00" in body:
         raise InvalidInput("body contains a NUL character", file=path, field="body",
                            code="invalid_issue")
@@ -287,7 +294,7 @@ def _writable_dir(ws) -> Path:
         return directory
     except (FileNotFoundError, NotADirectoryError):
         pass
-    root = _root(ws)
+    root = workspace_directory(ws)
     if not os.path.isdir(root):
         raise NotFound(f"workspace directory is missing: {root}", file=root,
                        code="workspace_missing")

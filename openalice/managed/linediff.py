@@ -18,7 +18,7 @@ without a newline differs from the same line with one, as in git.
 
 from __future__ import annotations
 
-from .myers import _isqrt_approx, _Search
+from .myers import MyersSearch, isqrt_approx
 
 __all__ = ["diff_lines", "split_lines"]
 
@@ -77,7 +77,7 @@ class _Diff:
             tail += 1
         keep_a = _keep(ka, start, na - tail - 1, count_b, na, self.ca)
         keep_b = _keep(kb, start, nb - tail - 1, count_a, nb, self.cb)
-        _Search(ka, kb, keep_a, keep_b, self.ca, self.cb).run()
+        MyersSearch(ka, kb, keep_a, keep_b, self.ca, self.cb).run()
 
     def script(self) -> list[tuple[int, int, int, int]]:
         """Change hunks ``(start_a, start_b, count_a, count_b)`` in order."""
@@ -103,7 +103,7 @@ def _keep(keys: list[int], start: int, end: int, other_count: list[int], n: int,
     """The indices of lines ``start..end`` that the search considers; the
     others are marked changed now: a line the other side never has, and a
     frequent line that sits in a run of such lines."""
-    limit = min(_isqrt_approx(n), _MAX_EQLIMIT)
+    limit = min(isqrt_approx(n), _MAX_EQLIMIT)
     kind = {}
     for i in range(start, end + 1):
         nm = other_count[keys[i]]

@@ -10,7 +10,7 @@ _K_HEUR = 4
 _LINE_MAX = (1 << 62)
 
 
-def _isqrt_approx(n: int) -> int:
+def isqrt_approx(n: int) -> int:
     # The square-root estimate the frequent-line and cost limits are based on.
     i = 1
     while n > 0:
@@ -19,7 +19,7 @@ def _isqrt_approx(n: int) -> int:
     return i
 
 
-class _Search:
+class MyersSearch:
     """Myers' middle-snake bisection over the considered lines."""
 
     def __init__(self, ka, kb, keep_a, keep_b, ca, cb) -> None:
@@ -32,7 +32,7 @@ class _Search:
         self.offset = m + 1
         self.fwd = [0] * size
         self.bwd = [0] * size
-        self.max_cost = max(_isqrt_approx(size), _MAX_COST_MIN)
+        self.max_cost = max(isqrt_approx(size), _MAX_COST_MIN)
 
     def run(self) -> None:
         stack = [(0, len(self.ha), 0, len(self.hb), False)]

@@ -43,13 +43,14 @@ if TYPE_CHECKING:  # annotations only (typing costs start-up time)
     from typing import Any
 
 __all__ = [
-    "RECORD_VERSION", "STATUSES", "SUPERVISOR_GRACE_SECONDS", "TASK_ID_RE", "new_task_id",
+    "RECORD_VERSION", "STATUSES", "ENDED_STATUSES", "SUPERVISOR_GRACE_SECONDS", "TASK_ID_RE", "new_task_id",
     "is_task_id", "runs_dir", "task_dir", "record_path", "create_task", "load_task",
     "find_task", "check_record", "update_task", "list_tasks", "iter_index", "latest_task", "effective",
 ]
 
 RECORD_VERSION = 1
 STATUSES = ("running", "done", "failed", "interrupted")
+ENDED_STATUSES = STATUSES[1:]  # a run in one of these has ended
 # A scanner launches the supervisor right after it creates the record and
 # notes its pid at once; a record with no supervisor, untouched this long, was
 # orphaned (the scanner died in between) and reads as interrupted.

@@ -81,8 +81,8 @@ def survey(environ: Mapping[str, str] | None = None) -> list[dict]:
     """``timers.installed`` plus, per timer, ``home`` (the ``OPENALICE_HOME`` it
     scans), ``ours`` (that home is this one) and ``marks`` (it sets the mark)."""
     environ = os.environ if environ is None else environ
-    here = _real(str(timers._home(environ)))
-    default = str(timers._user_home(environ) / ".openalice")
+    here = _real(str(timers.alice_home(environ)))
+    default = str(timers.user_home(environ) / ".openalice")
     out = []
     for found in timers.installed(environ):
         env = definition_env(found)

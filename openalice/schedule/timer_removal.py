@@ -47,7 +47,7 @@ def unmerge_crontab(existing: str, marker: str = timers.CRON_MARKER) -> str:
 
 
 def _uninstall_cron(spec: dict, out: dict) -> None:
-    current = timers._run(["crontab", "-l"])
+    current = timers.run_timer_tool(["crontab", "-l"])
     if current.returncode != 0:
         if "no crontab" in (current.stderr or "").lower():
             return  # nothing installed
@@ -58,7 +58,7 @@ def _uninstall_cron(spec: dict, out: dict) -> None:
         return
     # A crontab that held only the managed block was made by install-timer: remove it.
     argv, text = (["crontab", "-r"], None) if not remaining.strip() else (["crontab", "-"], remaining)
-    result = timers._run(argv, input_text=text)
+    result = timers.run_timer_tool(argv, input_text=text)
     if result.returncode != 0:
         raise OperationalError(f"{' '.join(argv)} failed: {result.stderr.strip()}", code="timer_tool_failed")
     out["removed"].append("crontab")
@@ -76,7 +76,7 @@ def _disable(spec: dict, out: dict) -> None:
     for argv in steps:
         if shutil.which(argv[0]) is None:
             continue
-        result = timers._run(argv)
+        result = timers.run_timer_tool(argv)
         out["disabled"].append({"argv": argv, "ok": result.returncode == 0,
                                 "detail": (result.stderr or "").strip()[:500]})
 
@@ -99,5 +99,5 @@ def uninstall(kind: str, *, environ: Mapping[str, str] | None = None) -> dict:
         fs.remove_file(path)
         out["removed"].append(path)
     if kind == "systemd" and shutil.which("systemctl") is not None:
-        timers._run(["systemctl", "--user", "daemon-reload"])
+        timers.run_timer_tool(["systemctl", "--user", "daemon-reload"])
     return out

@@ -76,7 +76,7 @@ def timer_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     return out
 
 
-def _home(environ: Mapping[str, str]) -> Path:
+def alice_home(environ: Mapping[str, str]) -> Path:
     value = environ.get("OPENALICE_HOME")
     if value:
         return Path(os.path.abspath(os.path.expanduser(value)))
@@ -84,7 +84,7 @@ def _home(environ: Mapping[str, str]) -> Path:
 
 
 def _log_path(environ: Mapping[str, str], name: str) -> Path:
-    return _home(environ) / "state" / "schedule" / name
+    return alice_home(environ) / "state" / "schedule" / name
 
 
 def cron_line(command: list[str], env: dict[str, str], log: Path) -> str:
@@ -168,7 +168,7 @@ def launchd_plist(command: list[str], env: dict[str, str], log: Path) -> str:
     return plistlib.dumps(data, sort_keys=False).decode("utf-8")
 
 
-def _user_home(environ: Mapping[str, str]) -> Path:
+def user_home(environ: Mapping[str, str]) -> Path:
     return Path(environ.get("HOME") or os.path.expanduser("~"))
 
 
@@ -218,14 +218,14 @@ def _definition(kind: str, *, environ: Mapping[str, str] | None = None,
                 "files": [{"path": "crontab", "content": block}],
                 "directories": [str(log.parent)], "enable": []}
     if kind == "systemd":
-        base = Path(environ.get("XDG_CONFIG_HOME") or _user_home(environ) / ".config") / "systemd" / "user"
+        base = Path(environ.get("XDG_CONFIG_HOME") or user_home(environ) / ".config") / "systemd" / "user"
         units = systemd_units(command, env)
         return {"kind": kind, "command": command, "environment": env,
                 "files": [{"path": str(base / name), "content": text} for name, text in units.items()],
                 "directories": [],  # output goes to the journal
                 "enable": [["systemctl", "--user", "daemon-reload"],
                            ["systemctl", "--user", "enable", "--now", f"{UNIT_NAME}.timer"]]}
-    path = _user_home(environ) / "Library" / "LaunchAgents" / f"{LAUNCHD_LABEL}.plist"
+    path = user_home(environ) / "Library" / "LaunchAgents" / f"{LAUNCHD_LABEL}.plist"
     log = _log_path(environ, "launchd.log")
     return {"kind": kind, "command": command, "environment": env,
             "files": [{"path": str(path), "content": launchd_plist(command, env, log)}],
@@ -233,7 +233,7 @@ def _definition(kind: str, *, environ: Mapping[str, str] | None = None,
             "enable": [["launchctl", "load", "-w", str(path)]]}
 
 
-def _run(argv: list[str], *, input_text: str | None = None):
+def run_timer_tool(argv: list[str], *, input_text: str | None = None):
     """Run a timer tool; its CompletedProcess (a missing tool is Unavailable)."""
     try:
         return subprocess.run(argv, input=input_text, capture_output=True, text=True, timeout=60)
@@ -297,12 +297,12 @@ def install(spec: dict, *, enable: bool = False) -> dict:
         _enable_tools_missing(spec)
     prepare(spec)
     if kind == "cron":
-        current = _run(["crontab", "-l"])
+        current = run_timer_tool(["crontab", "-l"])
         existing = current.stdout if current.returncode == 0 else ""
         if current.returncode != 0 and "no crontab" not in (current.stderr or "").lower():
             raise OperationalError(f"crontab -l failed: {current.stderr.strip()}", code="timer_tool_failed")
         merged = merge_crontab(existing, spec["files"][0]["content"])
-        result = _run(["crontab", "-"], input_text=merged)
+        result = run_timer_tool(["crontab", "-"], input_text=merged)
         if result.returncode != 0:
             raise OperationalError(f"crontab - failed: {result.stderr.strip()}", code="timer_tool_failed")
         out["written"].append("crontab")
@@ -326,7 +326,7 @@ def install(spec: dict, *, enable: bool = False) -> dict:
             out["written"].append(item["path"])
         if enable:
             for argv in spec["enable"]:
-                result = _run(argv)
+                result = run_timer_tool(argv)
                 if result.returncode != 0:
                     raise OperationalError(f"{' '.join(argv)} failed: {result.stderr.strip()}; "
                                            "the files were put back as they were",
@@ -336,7 +336,7 @@ def install(spec: dict, *, enable: bool = False) -> dict:
         _restore(previous, new_dirs)
         if enable and kind == "systemd" and out["written"]:
             try:  # best effort: let systemd forget units that are gone again
-                _run(["systemctl", "--user", "daemon-reload"])
+                run_timer_tool(["systemctl", "--user", "daemon-reload"])
             except Exception:
                 pass
         raise

@@ -149,7 +149,7 @@ def normalize_credential(credential: Any, *, field: str = "credential", file: ob
                        file=file, code="unsupported_credential_source")
 
 
-def _display_name(value: Any, *, file: object = None) -> str | None:
+def check_display_name(value: Any, *, file: object = None) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str) or "\n" in value or "\x00" in value:
@@ -187,5 +187,5 @@ def make_binding(*, resume_id: str, agent: str, credential: Any = None, model: s
         raise InvalidInput(f"bornOn must be one of {', '.join(SURFACES)}", field="bornOn", file=file,
                            code="bad_binding")
     return SessionBinding(resume_id=resume_id, agent=agent, credential=cred, model=model,
-                          reasoning_effort=effort, display_name=_display_name(display_name, file=file),
+                          reasoning_effort=effort, display_name=check_display_name(display_name, file=file),
                           created_at=created_at, born_on=born_on)

@@ -20,7 +20,7 @@ from openalice.core import clock, fs
 from openalice.core.errors import InvalidInput
 
 from .binding import SURFACES, check_resume_id
-from .store import MAX_FILE_BYTES, _root, load_session, sessions_dir
+from .store import MAX_FILE_BYTES, load_session, sessions_dir, sessions_root
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only (typing costs start-up time)
@@ -38,7 +38,7 @@ def session_state(ws, resume_id: str) -> dict:
     of the binding)."""
     try:
         data = fs.read_json(_state_path(ws, resume_id), missing=None, max_bytes=MAX_FILE_BYTES,
-                            root=_root(ws))
+                            root=sessions_root(ws))
     except InvalidInput:
         return {}
     return data if isinstance(data, dict) else {}
@@ -47,7 +47,7 @@ def session_state(ws, resume_id: str) -> dict:
 def _update(ws, resume_id: str, change: Callable[[dict], None]) -> dict:
     binding = load_session(ws, resume_id)
     path = _state_path(ws, resume_id)
-    root = _root(ws)
+    root = sessions_root(ws)
     fs.ensure_dir(path.parent, 0o755, root=root)
     with fs.locked_file(path, root=root, dir_mode=0o755):
         current = session_state(ws, resume_id)

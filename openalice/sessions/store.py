@@ -32,7 +32,7 @@ from .binding import (
     NOUNS,
     VERSION,
     SessionBinding,
-    _display_name,
+    check_display_name,
     check_resume_id,
     make_binding,
     new_resume_id,
@@ -59,7 +59,7 @@ class BindingConflict(Unavailable):
     default_code = "binding_conflict"
 
 
-def _root(ws) -> Path:
+def sessions_root(ws) -> Path:
     """The directory every session file is reached below (a workspace's root, or the manager's home)."""
     return Path(ws.root if hasattr(ws, "root") else ws)
 
@@ -68,7 +68,7 @@ def sessions_dir(ws) -> Path:
     """``<workspace>/.alice/sessions``; a home that keeps its sessions elsewhere (the Workspace
     Manager's) names the directory as its ``sessions_path``."""
     own = getattr(ws, "sessions_path", None)
-    return Path(own) if own is not None else _root(ws) / ".alice" / "sessions"
+    return Path(own) if own is not None else sessions_root(ws) / ".alice" / "sessions"
 
 
 def session_path(ws, resume_id: str) -> Path:
@@ -110,7 +110,7 @@ def _read(path: Path, root: Path) -> SessionBinding | None:
 
 def load_session(ws, resume_id: str) -> SessionBinding:
     path = session_path(ws, resume_id)
-    binding = _read(path, _root(ws))
+    binding = _read(path, sessions_root(ws))
     if binding is None:
         raise NotFound(f"no session {resume_id!r} in this workspace", field="resumeId", code="session_not_found",
                        details={"hint": "see 'alice session list'"})
@@ -122,7 +122,7 @@ def list_sessions(ws) -> tuple[list[SessionBinding], list[dict]]:
     directory = sessions_dir(ws)
     found: list[SessionBinding] = []
     problems: list[dict] = []
-    root = _root(ws)
+    root = sessions_root(ws)
     try:
         with Root(root) as base:
             names = base.names(directory)
@@ -157,7 +157,7 @@ def _validate_runtime(binding: SessionBinding) -> None:
 
 def _write_new(ws, path: Path, binding: SessionBinding) -> bool:
     return fs.create_exclusive(path, fs.dump_json(binding.to_file()).encode("utf-8"), mode=0o644,
-                               dir_mode=0o755, root=_root(ws))
+                               dir_mode=0o755, root=sessions_root(ws))
 
 
 def _journal_born(ws, binding: SessionBinding, now: datetime | None) -> None:
@@ -190,7 +190,7 @@ def create_session(ws, *, agent: str, credential: Any = None, model: str | None 
                            effort=effort, display_name=display_name, created_at=clock.to_iso(now),
                            born_on=born_on)
     _validate_runtime(binding)
-    fs.ensure_dir(sessions_dir(ws), 0o755, root=_root(ws))
+    fs.ensure_dir(sessions_dir(ws), 0o755, root=sessions_root(ws))
     for _ in range(64):
         if _write_new(ws, session_path(ws, binding.resume_id), binding):
             _journal_born(ws, binding, now)
@@ -203,7 +203,7 @@ def create_session(ws, *, agent: str, credential: Any = None, model: str | None 
 def ensure_session(ws, binding: SessionBinding, *, now: datetime | None = None) -> SessionBinding:
     """Freeze ``binding`` unless its session exists: equal -> no-op, different -> refused (file unchanged)."""
     path = session_path(ws, binding.resume_id)
-    root = _root(ws)
+    root = sessions_root(ws)
     fs.ensure_dir(path.parent, 0o755, root=root)
     with fs.locked_file(path, root=root, dir_mode=0o755):
         existing = _read(path, root)
@@ -230,7 +230,7 @@ def replace_binding(ws, resume_id: str, *, credential: Any = KEEP, model: Any = 
     """Change credential, model and/or effort (``None`` clears model or effort).
     The agent is frozen; the display name is kept."""
     path = session_path(ws, resume_id)
-    root = _root(ws)
+    root = sessions_root(ws)
     with fs.locked_file(path, root=root, dir_mode=0o755):
         current = load_session(ws, resume_id)
         new = make_binding(
@@ -250,11 +250,11 @@ def replace_binding(ws, resume_id: str, *, credential: Any = KEEP, model: Any = 
 def rename_session(ws, resume_id: str, display_name: str | None) -> SessionBinding:
     """Set or (with None) clear the display name; the runtime binding is untouched."""
     path = session_path(ws, resume_id)
-    root = _root(ws)
+    root = sessions_root(ws)
     with fs.locked_file(path, root=root, dir_mode=0o755):
         raw = fs.read_json(path, missing=None, max_bytes=MAX_FILE_BYTES, root=root)
         current = load_session(ws, resume_id)
-        name = _display_name(display_name)
+        name = check_display_name(display_name)
         doc = current.to_file()
         if raw and "replacedAt" in raw:
             doc["replacedAt"] = raw["replacedAt"]

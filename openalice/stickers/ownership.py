@@ -10,7 +10,6 @@ from pathlib import Path
 from openalice import managed
 from openalice.core import fs
 from openalice.core.errors import InvalidInput
-from openalice.workspaces.registry import available_root
 from openalice.workspaces.skills import skill_trees
 
 from . import pack as packs
@@ -106,7 +105,3 @@ def check_layout(root: os.PathLike | str) -> None:
         if not stat.S_ISDIR(st.st_mode):
             raise InvalidInput(f"{rel} is not a directory; the sticker projection needs a directory there",
                                file=path, code="not_a_directory")
-
-
-def _root(ws) -> Path:
-    return available_root(ws)

@@ -53,6 +53,7 @@ from openalice.core import clock, git
 from openalice.core.errors import Conflict, UsageError
 from openalice.harness.recovery import clear_git_locks
 from openalice.workspaces.checkout import checkout
+from openalice.workspaces.registry import available_root
 from openalice.workspaces.skills import SKILL_MIRRORS, primary_of, skill_targets
 
 from . import library
@@ -68,7 +69,6 @@ from .ownership import (
     STATE_FILE,
     STATE_VERSION,
     STICKER_DIR,
-    _root,
     check_layout,
     journal_store,
     read_state,
@@ -84,7 +84,7 @@ __all__ = ["STATE_FILE", "JOURNAL_FILE", "STICKER_DIR", "SKILL_FILES", "OWNER", 
 def recover_workspace(ws, *, now: datetime, wait: float = RECOVERY_WAIT, lease_held: bool = False
                       ) -> list[managed.Recovery]:
     """Finish or undo an interrupted sticker apply of ``ws`` (under its checkout lease)."""
-    store = journal_store(_root(ws))
+    store = journal_store(available_root(ws))
     return managed.recover_pending(ws, purpose="alice-harness stickers recovery", now=now, wait=wait,
                                    lease_held=lease_held, pending=os.path.lexists(store.journal_path),
                                    recover=lambda: _recover(ws, store, now))
@@ -95,13 +95,9 @@ def _recover(ws, store: managed.JournalFile, now: datetime) -> list[managed.Reco
     result = managed.recover(store)
     if result is None:
         return []
-    _journal("stickers.recovered", {"workspaceId": ws.id, "outcome": result.outcome, "digest": result.digest,
-                                    "paths": len(result.paths)}, now)
+    journal.record("stickers.recovered", {"workspaceId": ws.id, "outcome": result.outcome, "digest": result.digest,
+                                          "paths": len(result.paths)}, now=now)
     return [result]
-
-
-def _journal(type_: str, payload: dict, now: datetime) -> None:
-    journal.record(type_, payload, now=now)
 
 
 # -- planning ---------------------------------------------------------------------------------------
@@ -245,7 +241,7 @@ def _make_preview(ws, root: Path, action: str, pack_id: str | None, restore: boo
 def preview(ws, *, action: str = "enable", pack_id: str | None = None, restore: bool = False,
             now: datetime) -> Preview:
     """Recover if needed, then plan ``action`` for ``ws`` (nothing else is written)."""
-    root = _root(ws)
+    root = available_root(ws)
     recovered = recover_workspace(ws, now=now)
     result = _make_preview(ws, root, action, pack_id, restore)
     result.recovered = recovered
@@ -285,7 +281,7 @@ def apply(ws, *, action: str = "enable", pack_id: str | None = None, restore: bo
           digest: str | None = None, keep: Sequence[str] = (), now: datetime
           ) -> tuple[Preview, managed.Applied | None]:
     """Apply ``action`` to ``ws``; ``(preview, None)`` when it was already current."""
-    root = _root(ws)
+    root = available_root(ws)
 
     def recover() -> list[managed.Recovery]:
         # git's locks a killed commit (a harness upgrade's) left: removed here too, under the same proof
@@ -320,7 +316,7 @@ def project_new_workspace(ws, created: bool) -> list[str]:
     if not created or ws.template != "chat":
         return []
     now = clock.parse_instant(ws.createdAt)
-    root = _root(ws)
+    root = available_root(ws)
     with checkout(ws, "alice workspace init (stickers)", now=now):
         result = _make_preview(ws, root, "enable", library.DEFAULT_PACK, False)
         if result.status != "ready":

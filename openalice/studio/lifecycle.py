@@ -30,11 +30,11 @@ from .reconcile import (
     LEASE_WAIT,
     SUPERVISOR_EXIT_WAIT,
     WAIT_POLL,
-    _operation,
-    _reconcile,
-    _supervisor_alive,
-    _teardown,
     is_live,
+    operation_lease,
+    reconcile_record,
+    supervisor_alive,
+    teardown,
     terminate,
 )
 
@@ -131,9 +131,9 @@ def _wait_for_outcome(ws_id: str, generation: int, ready_timeout: float, now: da
                 _wait_for_supervisor_exit(record)
             return record
         holder = record.get("supervisor") or {}
-        if holder.get("pid") != os.getpid() and not _supervisor_alive(record):
-            with _operation(ws_id, "reap", now):
-                return _reconcile(ws_id, now, grace)
+        if holder.get("pid") != os.getpid() and not supervisor_alive(record):
+            with operation_lease(ws_id, "reap", now):
+                return reconcile_record(ws_id, now, grace)
         if time.monotonic() >= deadline:
             return record
         time.sleep(WAIT_POLL)
@@ -178,13 +178,13 @@ def restart(ws, *, now: datetime, ready_timeout: float = READY_TIMEOUT, wait: bo
 def _start_generation(ws, verb: str, *, now: datetime, ready_timeout: float, wait: bool, grace: float) -> dict:
     ready_timeout = _check_timeout(ready_timeout)
     manifest, capability = _studio_of(ws)   # bad input: exit 2 before anything changes
-    with _operation(ws.id, verb, now):
-        record = _reconcile(ws.id, now, grace)
+    with operation_lease(ws.id, verb, now):
+        record = reconcile_record(ws.id, now, grace)
         if verb == "start" and record.get("phase") in ("starting", "ready"):
             generation = record["generation"]
         else:
             if is_live(record):
-                _teardown(ws.id, record, now, grace)
+                teardown(ws.id, record, now, grace)
             generation = _launch(ws, manifest, capability, now, ready_timeout)
     if wait:
         record = _wait_for_outcome(ws.id, generation, ready_timeout, now, grace)
@@ -195,10 +195,10 @@ def _start_generation(ws, verb: str, *, now: datetime, ready_timeout: float, wai
 
 def stop(ws, *, now: datetime, grace: float = GRACE) -> dict:
     """Stop the live generation, if any: route first, then every process of its group."""
-    with _operation(ws.id, "stop", now):
-        record = _reconcile(ws.id, now, grace)
+    with operation_lease(ws.id, "stop", now):
+        record = reconcile_record(ws.id, now, grace)
         if is_live(record):
-            record = _teardown(ws.id, record, now, grace)
+            record = teardown(ws.id, record, now, grace)
     return view(ws.id, record)
 
 
@@ -206,14 +206,14 @@ def status(ws, *, now: datetime, grace: float = GRACE) -> dict:
     """The current generation; a dead supervisor's leftovers are reaped first (unless another
     operation holds the lease: then the record is reported as it is)."""
     record = state.read_state(ws.id)
-    if (is_live(record) and not _supervisor_alive(record)) or (not is_live(record) and record.get("pid")):
+    if (is_live(record) and not supervisor_alive(record)) or (not is_live(record) and record.get("pid")):
         try:
             lease = leases.acquire(state.lease_path(ws.id), f"studio status (pid {os.getpid()})", LEASE_TTL,
                                    now=now)
         except Busy:
             return view(ws.id, record)
         try:
-            record = _reconcile(ws.id, now, grace)
+            record = reconcile_record(ws.id, now, grace)
         finally:
             leases.release(lease)
     return view(ws.id, record)
@@ -233,7 +233,7 @@ def require_idle(ws) -> None:
     The check that source-backed upgrades make before they touch the work tree.
     """
     record = state.read_state(ws.id)
-    if is_live(record) and _supervisor_alive(record):
+    if is_live(record) and supervisor_alive(record):
         raise Busy(f"Studio of workspace {ws.id!r} is {record['phase']} (generation {record['generation']}); "
                    f"stop it first: alice-harness studio stop --workspace {ws.id}", code="studio_running",
                    details={"phase": record["phase"], "generation": record["generation"]})
@@ -248,7 +248,7 @@ def held_idle(ws, purpose: str, *, now: datetime, wait: float = 0.0, grace: floa
     ``wait`` seconds).  While the block runs no ``studio start`` can begin: what
     a source upgrade merges is never half-read by a starting app.
     """
-    with _operation(ws.id, purpose, now, wait=wait):
-        _reconcile(ws.id, now, grace)
+    with operation_lease(ws.id, purpose, now, wait=wait):
+        reconcile_record(ws.id, now, grace)
         require_idle(ws)
         yield

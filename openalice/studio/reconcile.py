@@ -42,7 +42,7 @@ def terminate(pgid: int | None, token: str | None, *, grace: float = GRACE, proc
     return True
 
 
-def _supervisor_alive(record: dict) -> bool:
+def supervisor_alive(record: dict) -> bool:
     holder = record.get("supervisor") or {}
     return procs.is_alive(holder.get("pid"), holder.get("startToken"))
 
@@ -52,7 +52,7 @@ def is_live(record: dict) -> bool:
 
 
 @contextmanager
-def _operation(ws_id: str, verb: str, now: datetime, wait: float = LEASE_WAIT):
+def operation_lease(ws_id: str, verb: str, now: datetime, wait: float = LEASE_WAIT):
     fs.ensure_dir(state.workspace_dir(ws_id), 0o700)
     try:
         lease = leases.acquire_waiting(state.lease_path(ws_id), f"studio {verb} (pid {os.getpid()})", LEASE_TTL,
@@ -66,10 +66,10 @@ def _operation(ws_id: str, verb: str, now: datetime, wait: float = LEASE_WAIT):
         leases.release(lease)
 
 
-def _reconcile(ws_id: str, now: datetime, grace: float) -> dict:
+def reconcile_record(ws_id: str, now: datetime, grace: float) -> dict:
     """Reap a generation whose supervisor is gone; the record as it is now.  Caller holds the lease."""
     record = state.read_state(ws_id)
-    if is_live(record) and not _supervisor_alive(record):
+    if is_live(record) and not supervisor_alive(record):
         generation = record["generation"]
         pid = (record.get("supervisor") or {}).get("pid")
 
@@ -85,12 +85,14 @@ def _reconcile(ws_id: str, now: datetime, grace: float) -> dict:
         was = record["phase"]
 
         def settle(current: dict):
+            from openalice.studio.supervisor import SUPERVISOR_LOST  # lazy: the supervisor imports this module
+
             if current.get("generation") != generation:
                 return None
             if was == "stopping":
                 current.update(phase="stopped", error=None, errorCode=None)
             else:
-                current.update(phase="failed", errorCode="supervisor_lost",
+                current.update(phase="failed", errorCode=SUPERVISOR_LOST,
                                error=f"the Studio supervisor (pid {pid}) ended unexpectedly; "
                                      "its processes were stopped")
             current.update(pid=None, host=None, stoppedAt=clock.to_iso(now))
@@ -105,7 +107,7 @@ def _reconcile(ws_id: str, now: datetime, grace: float) -> dict:
     return record
 
 
-def _teardown(ws_id: str, record: dict, now: datetime, grace: float) -> dict:
+def teardown(ws_id: str, record: dict, now: datetime, grace: float) -> dict:
     """Withdraw the route, stop the group, let the supervisor go; the record reads ``stopped``."""
     generation = record["generation"]
 

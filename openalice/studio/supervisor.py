@@ -47,7 +47,14 @@ from openalice.studio.ports import LOOPBACK_HOST
 from openalice.studio.reconcile import terminate
 
 __all__ = ["READY_POLL", "READY_REQUEST_TIMEOUT", "WATCH_INTERVAL", "PORT_ATTEMPTS", "Generation", "main",
-           "app_environment"]
+           "app_environment", "OUTCOMES", "ERROR_CODES"]
+
+# How a phase of the loop ends (launch, await_ready, watch).
+READY, EXITED, TIMEOUT, STOPPED, SIGNALLED, FAILED = OUTCOMES = (
+    "ready", "exited", "timeout", "stopped", "signalled", "failed")
+# Why a generation ended: the record's errorCode (spec/studio-state.schema.json, lastErrorCode).
+ERROR_CODES = READINESS_TIMEOUT, EARLY_EXIT, APP_EXITED, SPAWN_FAILED, SUPERVISOR_LOST, SUPERVISOR_SIGNALLED = (
+    "readiness_timeout", "early_exit", "exited", "spawn_failed", "supervisor_lost", "supervisor_signalled")
 
 READY_POLL = 0.25
 READY_FAST_POLL = 0.05       # the first second: a fast app is seen ready at once, a slow one polled every READY_POLL
@@ -72,13 +79,6 @@ def format_exit(status: dict | None) -> str:
     if "signal" in status:
         return f"signal {status['signal']}"
     return f"exit {status['code']}"
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return f"SIG{number}"
 
 
 class Generation:
@@ -180,13 +180,13 @@ class Generation:
             if info.si_code == os.CLD_EXITED:
                 self.last_exit = {"code": info.si_status}
             else:
-                self.last_exit = {"signal": _signal_name(info.si_status)}
+                self.last_exit = {"signal": proc.signal_name(info.si_status)}
 
     @staticmethod
     def _status_of_returncode(code: int | None) -> dict | None:
         if code is None:
             return None
-        return {"code": code} if code >= 0 else {"signal": _signal_name(-code)}
+        return {"code": code} if code >= 0 else {"signal": proc.signal_name(-code)}
 
     def group_empty(self) -> bool:
         """True once no process of the app's group is left.  One scan of ``/proc`` cannot
@@ -245,17 +245,17 @@ class Generation:
         fast_until = time.monotonic() + 1.0
         while True:
             if self.stop_event.is_set():
-                return "signalled"
+                return SIGNALLED
             if self.current_phase() != "starting":
-                return "stopped"
+                return STOPPED
             if self.group_empty():
-                return "exited"
+                return EXITED
             remaining = deadline - time.monotonic()
             if self.probe(capability["readinessPath"], port, max(0.05, min(READY_REQUEST_TIMEOUT, remaining))):
-                return "ready"
+                return READY
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                return "timeout"
+                return TIMEOUT
             self.nap(min(READY_FAST_POLL if time.monotonic() < fast_until else READY_POLL, remaining))
 
     def publish(self) -> bool:
@@ -285,19 +285,19 @@ class Generation:
             except FileNotFoundError as exc:
                 missing = exc.filename if exc.filename is not None else capability["command"][0]
                 what = "workspace directory" if os.fspath(missing) == record["workspacePath"] else "executable"
-                self.fail(f"cannot start Studio: {what} not found: {missing}", "spawn_failed")
-                return "failed"
+                self.fail(f"cannot start Studio: {what} not found: {missing}", SPAWN_FAILED)
+                return FAILED
             except OSError as exc:
                 self.fail(f"cannot start Studio: {capability['command'][0]}: {exc.strerror or exc}",
-                          "spawn_failed")
-                return "failed"
+                          SPAWN_FAILED)
+                return FAILED
             started = self.update(lambda r: r.update(pid=self.pgid, startToken=self.token, ports=self.ports,
                                                      entryPort=capability["entryPort"]) or r,
                                   phases=("starting",))
             if not started:
-                return "stopped"
+                return STOPPED
             outcome = self.await_ready(record)
-            if outcome != "exited":
+            if outcome != EXITED:
                 return outcome
             taken = port_tools.taken_by_others(self.ports)
             if taken and attempt < PORT_ATTEMPTS:
@@ -305,18 +305,18 @@ class Generation:
                           "retrying with new ports")
                 logfile.write_marker(self.log, f"port(s) {', '.join(taken)} were taken; retrying with new ports")
                 continue
-            return "exited"
-        return "exited"
+            return EXITED
+        return EXITED
 
     def watch(self) -> str:
         """While ready: ``exited`` (the whole group ended), ``stopped`` or ``signalled``."""
         while True:
             if self.stop_event.is_set():
-                return "signalled"
+                return SIGNALLED
             if self.current_phase() != "ready":
-                return "stopped"
+                return STOPPED
             if self.group_empty():
-                return "exited"
+                return EXITED
             self.nap(WATCH_INTERVAL)
 
     def shut_down(self, reason: str) -> None:
@@ -328,7 +328,7 @@ class Generation:
 
         self.update(withdraw, phases=("starting", "ready"))
         self.kill_group()
-        self.update(lambda r: r.update(phase="stopped", pid=None, error=reason, errorCode="supervisor_signalled",
+        self.update(lambda r: r.update(phase="stopped", pid=None, error=reason, errorCode=SUPERVISOR_SIGNALLED,
                                        exit=self.last_exit, stoppedAt=self.now_iso()) or r,
                     phases=("stopping",))
 
@@ -341,22 +341,22 @@ class Generation:
         self.log = logfile.open_log(state.log_path(self.workspace_id))
         try:
             outcome = self.launch(record)
-            if outcome == "ready":
+            if outcome == READY:
                 if not self.publish():
-                    outcome = "stopped"
+                    outcome = STOPPED
                 else:
                     self.note(f"ready on ports {self.ports}")
                     outcome = self.watch()
-                    if outcome == "exited":
-                        self.fail(f"Studio exited ({format_exit(self.last_exit)})", "exited",
+                    if outcome == EXITED:
+                        self.fail(f"Studio exited ({format_exit(self.last_exit)})", APP_EXITED,
                                   from_phases=("ready",))
-            elif outcome == "exited":
-                self.fail(f"Studio exited before it was ready ({format_exit(self.last_exit)})", "early_exit")
-            elif outcome == "timeout":
+            elif outcome == EXITED:
+                self.fail(f"Studio exited before it was ready ({format_exit(self.last_exit)})", EARLY_EXIT)
+            elif outcome == TIMEOUT:
                 self.kill_group()
                 self.fail(f"Studio readiness timed out after {self.ready_timeout:g} seconds",
-                          "readiness_timeout")
-            if outcome == "signalled":
+                          READINESS_TIMEOUT)
+            if outcome == SIGNALLED:
                 self.shut_down("the Studio supervisor was told to stop")
             return 0
         finally:

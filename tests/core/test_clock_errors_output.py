@@ -1,5 +1,6 @@
 import io
 import json
+import re
 from datetime import datetime, timezone
 
 import pytest
@@ -101,3 +102,25 @@ def test_a_message_that_names_its_flag_is_not_prefixed_twice():
     assert str(errors.UsageError("must be 64 hex", field="--digest")) == "--digest: must be 64 hex"
     assert str(errors.InvalidInput("title must be text", file="a.md", field="title")) == \
         "a.md:title: title must be text"
+
+
+def test_one_paging_hint_for_every_before_listing():
+    more = {"runs": [{}], "hasMore": True, "nextBefore": "run-x"}
+    assert output.page_hint("alice-schedule runs", more, "runs") == "more: alice-schedule runs --before run-x"
+    assert output.page_hint("alice-schedule runs", {**more, "hasMore": False}, "runs") == ""
+    empty = {"entries": [], "hasMore": False}
+    assert output.page_hint("alice inbox list", empty, "entries") == "no entries"
+    assert output.page_hint("alice inbox list", empty, "entries", before="x") == "no entries (unknown --before id?)"
+
+
+def test_one_json_printer_for_documents_and_state_files():
+    from openalice.core import fs
+    from tests.conftest import REPO
+
+    doc = {"é": [1, None], "n": {"x": True}}
+    assert fs.dump_json(doc) == output.to_json(doc) + "\n" and "é" in output.to_json(doc)
+    assert fs.dump_json(doc, indent=None) == output.to_json(doc, indent=None) + "\n"
+    pretty = re.compile(r"json\.dumps?\((?:[^()]|\([^()]*\))*\bindent=")  # a call that indents
+    printers = sorted(str(p.relative_to(REPO)) for p in (REPO / "openalice").rglob("*.py")
+                      if pretty.search(p.read_text(encoding="utf-8")))
+    assert printers == ["openalice/core/output.py"], printers

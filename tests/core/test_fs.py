@@ -194,7 +194,7 @@ def dead_pid() -> int:
 
 
 def temp_of(directory, target: str, pid: int) -> "os.PathLike":
-    path = directory / f"{fs.TEMP_PREFIX}{target}.{pid}.{fs._HOST}.0123abcd"
+    path = directory / f"{fs.TEMP_PREFIX}{target}.{pid}.{fs.temps._HOST}.0123abcd"
     path.write_text("half a write")
     return path
 
@@ -210,19 +210,19 @@ def test_the_next_writer_of_a_directory_removes_temps_whose_writer_is_gone(tmp_p
     legacy_old.write_text("x")
     past = time.time() - fs.TEMP_MAX_AGE - 1
     os.utime(legacy_old, (past, past))
-    fs._swept.clear()
+    fs.temps._swept.clear()
     fs.atomic_write_json(directory / "state.json", {"v": 1})
     left = sorted(p.name for p in directory.iterdir())
     assert left == sorted(["state.json", running.name, legacy_young.name]), left
     os.utime(running, (past, past))                              # an hour later
-    fs._swept.clear()
+    fs.temps._swept.clear()
     fs.remove_file(directory / "missing.json")                   # removing is writing too
     assert sorted(p.name for p in directory.iterdir()) == sorted(["state.json",
                                                                    legacy_young.name])
 
 
 def test_the_sweep_runs_once_per_process_and_directory(tmp_path, monkeypatch):
-    fs._swept.clear()
+    fs.temps._swept.clear()
     calls = []
     real = fs.temps._sweep_fd
     monkeypatch.setattr(fs.temps, "_sweep_fd", lambda *a, **k: calls.append(1) or real(*a, **k))
@@ -242,9 +242,9 @@ def test_temp_names_carry_the_writer(tmp_path, monkeypatch):
 
     monkeypatch.setattr(os, "replace", spy)
     fs.atomic_write_text(tmp_path / "f.txt", "x")
-    assert fs._temp_owner(seen[0]) == (os.getpid(), fs._HOST)
-    assert fs._temp_target(seen[0]) == "f.txt"
-    assert fs._temp_target(".tmp-f.txt.ab12cd34") == "f.txt"  # mkstemp's names of before
+    assert fs.temps._temp_owner(seen[0]) == (os.getpid(), fs.temps._HOST)
+    assert fs.temps._temp_target(seen[0]) == "f.txt"
+    assert fs.temps._temp_target(".tmp-f.txt.ab12cd34") == "f.txt"  # mkstemp's names of before
 
 
 @pytest.mark.parametrize("failure", [OSError(28, "No space left on device"), KeyboardInterrupt()])
@@ -318,7 +318,7 @@ def test_rooted_writes_and_reads_never_leave_the_root(tmp_path):
     os.unlink(root / ".alice" / "issues")
     fs.atomic_write_text(target, "inside", root=root, dir_mode=0o755)
     assert fs.read_text(target, root=root) == "inside"
-    assert stat.S_IMODE((root / ".alice" / "issues").stat().st_mode) == 0o755 & ~fs._umask()
+    assert stat.S_IMODE((root / ".alice" / "issues").stat().st_mode) == 0o755 & ~fs.writes._umask()
 
 
 def test_atomic_write_many_replaces_each_file_and_leaves_no_temp_files(tmp_path):
@@ -375,7 +375,7 @@ def test_staged_dir_may_replace_an_empty_directory_and_sweeps_a_killed_build(tmp
     target.mkdir()
     child = subprocess.Popen([sys.executable, "-c", "pass"])
     child.wait()
-    killed = tmp_path / f"{fs.TEMP_PREFIX}ws.{child.pid}.{fs._HOST}.00ff00ff"
+    killed = tmp_path / f"{fs.TEMP_PREFIX}ws.{child.pid}.{fs.temps._HOST}.00ff00ff"
     (killed / ".git").mkdir(parents=True)
     with fs.staged_dir(target, replace_empty=True) as staging:
         assert not killed.exists()
@@ -400,8 +400,8 @@ def test_staged_dir_sweeps_a_dead_build_of_another_target_but_not_a_live_one(tmp
     child.wait()
 
     def builds(directory):
-        dead = directory / f"{fs.TEMP_PREFIX}rev-a.{child.pid}.{fs._HOST}.00ff00ff"
-        live = directory / f"{fs.TEMP_PREFIX}rev-b.{os.getppid()}.{fs._HOST}.00ff00ff"
+        dead = directory / f"{fs.TEMP_PREFIX}rev-a.{child.pid}.{fs.temps._HOST}.00ff00ff"
+        live = directory / f"{fs.TEMP_PREFIX}rev-b.{os.getppid()}.{fs.temps._HOST}.00ff00ff"
         for d in (dead, live):
             (d / "pack.json").parent.mkdir(parents=True)
             (d / "pack.json").write_text("{}")
@@ -426,11 +426,11 @@ def test_a_temp_whose_pid_now_belongs_to_a_younger_process_is_abandoned(tmp_path
 
     younger = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
     try:
-        reused = tmp_path / f"{fs.TEMP_PREFIX}f.{younger.pid}.{fs._HOST}.00ff00ff"
+        reused = tmp_path / f"{fs.TEMP_PREFIX}f.{younger.pid}.{fs.temps._HOST}.00ff00ff"
         reused.write_text("half")
         minute_ago = time.time() - 60
         os.utime(reused, (minute_ago, minute_ago))
-        older = tmp_path / f"{fs.TEMP_PREFIX}g.{os.getppid()}.{fs._HOST}.00ff00ff"
+        older = tmp_path / f"{fs.TEMP_PREFIX}g.{os.getppid()}.{fs.temps._HOST}.00ff00ff"
         older.write_text("in flight")            # its writer (alive, started before it) may still write it
         removed = fs.sweep_temp_files(tmp_path)
         assert removed == [reused] and older.exists()
@@ -455,14 +455,14 @@ def test_a_writer_killed_right_after_its_change_has_swept_the_directory_already(
     directory.mkdir()
     (directory / "task.json").write_text('{"status": "running"}\n')
     gone = temp_of(directory, "task.json", dead_pid())
-    fs._swept.clear()
+    fs.temps._swept.clear()
 
     def killed(_fd):
         raise _KilledAfterRename
 
     # the writers call the directory fsync from their own modules of the fs package
-    monkeypatch.setattr(fs.writes, "_fsync_fd", killed)
-    monkeypatch.setattr(fs.moves, "_fsync_fd", killed)
+    monkeypatch.setattr(fs.writes, "fsync_fd", killed)
+    monkeypatch.setattr(fs.moves, "fsync_fd", killed)
     target = directory / ("task.json" if write != "create_exclusive" else "new.json")
     with pytest.raises(_KilledAfterRename):
         if write == "atomic_write_json":
@@ -490,7 +490,7 @@ def test_sweep_once_removes_only_abandoned_temps_and_only_once(tmp_path, monkeyp
     os.utime(old, (past, past))                                  # an hour old: abandoned whoever wrote it
     (directory / "not-a-temp").write_text("kept")
     (directory / f"{fs.TEMP_PREFIX}adir").mkdir()                # only regular files are temps
-    fs._swept.clear()
+    fs.temps._swept.clear()
     fs.sweep_once(directory)
     assert sorted(p.name for p in directory.iterdir()) == sorted(
         [live.name, mine.name, other_host.name, "not-a-temp", f"{fs.TEMP_PREFIX}adir"])
@@ -498,6 +498,6 @@ def test_sweep_once_removes_only_abandoned_temps_and_only_once(tmp_path, monkeyp
     fs.sweep_once(directory)                                     # once per process and directory
     assert again.exists()
     fs.sweep_once(directory / "missing")                         # a missing directory: nothing
-    fs._swept.clear()
+    fs.temps._swept.clear()
     fs.sweep_once(directory)                                     # a fresh process sweeps again
     assert not again.exists() and live.exists() and mine.exists()

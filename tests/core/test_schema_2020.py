@@ -10,7 +10,7 @@ import threading
 import pytest
 
 from openalice.core.schema import Registry, SchemaError, Validator
-from openalice.core.schema.compiler import _Compiler
+from openalice.core.schema.compiler import Compiler
 
 
 def test_the_issue_reproduction_unevaluated_properties_false():
@@ -58,7 +58,7 @@ def test_nested_unevaluated_sees_only_its_own_adjacent_keywords():
 
 
 def test_schemas_without_unevaluated_never_build_annotations():
-    compiler = _Compiler({"properties": {"a": {"anyOf": [{"type": "string"}, {"$ref": "#/$defs/n"}]}},
+    compiler = Compiler({"properties": {"a": {"anyOf": [{"type": "string"}, {"$ref": "#/$defs/n"}]}},
                           "$defs": {"n": {"type": "integer"}}}, None)
     root = compiler.compile()
     assert root.check({"a": 1}) and not root.check({"a": None})

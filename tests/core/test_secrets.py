@@ -80,7 +80,7 @@ def leftover(env_file, pid: int):
     """A temp copy of the env file as a writer killed mid-write leaves it."""
     from openalice.core import fs
 
-    path = env_file.parent / f"{fs.TEMP_PREFIX}{env_file.name}.{pid}.{fs._HOST}.deadbeef"
+    path = env_file.parent / f"{fs.TEMP_PREFIX}{env_file.name}.{pid}.{fs.temps._HOST}.deadbeef"
     path.write_text(f"API_KEY='{KEY}'\n")
     return path
 
@@ -128,11 +128,11 @@ def test_signals_wait_until_the_secret_write_is_done(tmp_path):
     script = textwrap.dedent(f"""
         import os, signal
         from openalice.core import fs, secrets
-        real = fs.writes._write_all
+        real = fs.writes.write_all
         def write_then_signal(fd, data):
             os.kill(os.getpid(), signal.SIGTERM)  # arrives mid-write
             real(fd, data)
-        fs.writes._write_all = write_then_signal
+        fs.writes.write_all = write_then_signal
         secrets.set_env_var({str(tmp_path / "k.env")!r}, "API_KEY", "sk-whole")
         print("not reached: SIGTERM ends the process once the write is done")
     """)

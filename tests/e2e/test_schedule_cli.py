@@ -313,10 +313,12 @@ def test_runs_and_run_show_records_and_structured_output(sch):
     r = sch("runs", "--limit", "1", "--json")
     page = r.json()
     assert page["hasMore"] is True and page["nextBefore"] == ids["poll"]
+    assert f"more: alice-schedule runs --before {ids['poll']}" in sch("runs", "--limit", "1").stdout
     r = sch("runs", "--before", page["nextBefore"], "--json")
     assert [x["taskId"] for x in r.json()["runs"]] == [ids["other"]]
     r = sch("runs", "--before", "run-unknown0", "--json")
     assert r.json()["runs"] == []
+    assert sch("runs", "--before", "run-unknown0").stdout.strip() == "no runs (unknown --before id?)"
     assert "FAILURE" in sch("runs").stdout
 
     r = sch("run", ids["poll"], "--json")
@@ -333,6 +335,17 @@ def test_runs_and_run_show_records_and_structured_output(sch):
     assert r.returncode == 2 and r.json()["error"]["code"] == "unknown_task"
     r = sch("run", "../../etc", "--json")
     assert r.returncode == 2
+
+
+def test_runs_status_is_one_of_the_task_statuses(sch):
+    from openalice.runs.tasks import STATUSES
+
+    r = sch("runs", "--status", "bogus", "--json")
+    error = r.json()["error"]
+    assert r.returncode == 2 and error["code"] == "usage" and error["field"] == "status"
+    assert all(status in error["message"] for status in STATUSES)
+    for status in STATUSES:
+        assert sch("runs", "--status", status, "--json").returncode == 0
 
 
 def test_run_wait_returns_when_the_run_ends(sch):

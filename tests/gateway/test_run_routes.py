@@ -46,6 +46,14 @@ def test_retry_refuses_what_it_cannot_retry_without_a_second_shell_out(fake, doc
     assert len(fake.runner.calls) == 1  # only `run` ran
 
 
+def test_a_run_document_the_gateway_cannot_read_is_502(fake):
+    fake.runner.answer(0, b"not json")
+    r = fake.post(f"/api/runs/{TASK}/retry", {})
+    assert r.status == 502 and r.json()["error"] == {
+        "code": "cli_failed", "exit": 1, "message": "alice-schedule run returned a document the gateway cannot read"}
+    assert len(fake.runner.calls) == 1
+
+
 def test_retry_of_an_unknown_run_is_the_cli_answer(fake):
     fake.runner.answer(2, {"error": {"code": "unknown_task", "exit": 2, "message": "unknown task"}})
     r = fake.post(f"/api/runs/{TASK}/retry", {})

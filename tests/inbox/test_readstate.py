@@ -132,13 +132,13 @@ def test_a_delete_inside_the_prefix_moves_it_and_every_answer_stays(pushed, stor
     store.delete(ids[2])
     del before[ids[2]]
     fresh = inbox.InboxStore(store.directory)
-    assert not readstate.document._prefix_intact(fresh, readstate.load(fresh))
+    assert not readstate.document.prefix_intact(fresh, readstate.load(fresh))
     assert inbox.counts(fresh) == {"total": 5, "unread": 1}
     assert inbox.read_marks(fresh) == before
     inbox.mark_read(store, ids[5], now_ms=20)                        # the next write rebuilds it
     state = _disk(store)
     assert state["watermark"]["entries"] == 5 and state["unread"] == {ids[4]: "desk"}
-    assert readstate.document._prefix_intact(store, readstate.load(store))
+    assert readstate.document.prefix_intact(store, readstate.load(store))
     assert inbox.read_marks(store) == {**before, ids[5]: 20}
 
 
@@ -236,7 +236,7 @@ def test_a_watermark_past_the_end_of_the_file_is_a_moved_prefix_not_a_crash(push
     state["watermark"]["line"] = 2 ** 63
     store.read_state_path.write_text(json.dumps(state))
     fresh = inbox.InboxStore(store.directory)
-    assert not readstate._prefix_intact(fresh, readstate.load(fresh))
+    assert not readstate.document.prefix_intact(fresh, readstate.load(fresh))
     assert inbox.counts(fresh) == {"total": 3, "unread": 0}
     inbox.mark_unread(inbox.InboxStore(store.directory), ids[0])
     assert inbox.counts(inbox.InboxStore(store.directory)) == {"total": 3, "unread": 1}

@@ -317,10 +317,10 @@ def _scan(m: Machine, n: int) -> None:
 
 def _studio_state(m: Machine, n: int) -> None:
     """The writes of a Studio generation: lease, record, route, withdrawal."""
-    from openalice.studio import lifecycle, state
+    from openalice.studio import reconcile, state
 
     now = T0 + timedelta(seconds=n)
-    with lifecycle._operation("reliability", "start", now):
+    with reconcile.operation_lease("reliability", "start", now):
         record = state.update_state("reliability", lambda r: {
             **r, "phase": "starting", "generation": r["generation"] + 1})
         surface = state.new_surface_id()

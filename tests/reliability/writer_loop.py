@@ -50,7 +50,7 @@ def main() -> int:
                 devnull = os.open(os.devnull, os.O_WRONLY)
                 os.dup2(devnull, 1)
                 os.dup2(devnull, 2)
-                fs._swept.clear()  # as a fresh process: its first write of a directory sweeps it
+                fs.temps._swept.clear()  # as a fresh process: its first write of a directory sweeps it
                 n = int(command[1])
                 try:
                     while True:

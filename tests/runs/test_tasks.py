@@ -226,7 +226,7 @@ def test_the_next_creation_removes_the_temp_of_a_creation_killed_before_its_reco
     directory = tasks.task_dir(killed["taskId"])
     (directory / "task.json").unlink()
     temp = _temp_of_a_killed_writer(directory)
-    fs._swept.clear()   # as a fresh process
+    fs.temps._swept.clear()   # as a fresh process
     tasks.create_task({"workspaceId": "other", "createdAt": "2026-01-01T00:01:00Z"})
     assert not temp.exists()
 
@@ -253,6 +253,6 @@ def _temp_of_a_killed_writer(directory):
     """A half-written ``task.json`` temp whose writer (its pid) is gone."""
     from openalice.core import fs
 
-    temp = directory / f"{fs.TEMP_PREFIX}task.json.{_dead_pid()}.{fs._HOST}.00ff00ff"
+    temp = directory / f"{fs.TEMP_PREFIX}task.json.{_dead_pid()}.{fs.temps._HOST}.00ff00ff"
     temp.write_text('{"half": ')
     return temp

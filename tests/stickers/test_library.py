@@ -109,7 +109,7 @@ def test_a_first_import_killed_before_its_current_record_is_not_a_pack_and_the_n
 
     child = subprocess.Popen([sys.executable, "-c", "pass"])
     child.wait()
-    killed = library.pack_dir("cats") / "revisions" / f"{fs.TEMP_PREFIX}0123abcd.{child.pid}.{fs._HOST}.00ff00ff"
+    killed = library.pack_dir("cats") / "revisions" / f"{fs.TEMP_PREFIX}0123abcd.{child.pid}.{fs.temps._HOST}.00ff00ff"
     killed.mkdir(parents=True)
     (killed / "pack.json").write_text("{")
     packs, problems = stickers.list_packs()

@@ -191,3 +191,11 @@ def test_the_rest_of_an_overlong_line_is_skipped_not_logged_as_more_lines(tmp_pa
     pump.join(10)
     log.close()
     assert path.read_text().splitlines() == ["z" * logfile.LINE_LIMIT + " [line cut]", "next"]
+
+
+def test_the_error_codes_are_the_ones_the_record_schema_allows():
+    from openalice.core.resources import schema
+    from openalice.studio.supervisor import ERROR_CODES, OUTCOMES
+
+    assert schema("studio-state")["properties"]["errorCode"]["enum"] == [None, *ERROR_CODES]
+    assert len(set(OUTCOMES)) == len(OUTCOMES)

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from .model import MAX_DEPTH
-from .scalars import _FLOW_PLAIN, _FLOW_PLAIN_MORE
+from .scalars import FLOW_PLAIN, FLOW_PLAIN_MORE
 
 # What an open collection waits for.  A sequence: an item (_WANTS_ENTRY), then
 # `,` or `]` (_HAS_ITEM).  A mapping: a key (_WANTS_ENTRY), then `:` or `,` or
@@ -132,7 +132,7 @@ class FlowReader:
             if c in "?:":   # YAML 1.1 readers take these for indicators here
                 self.fail(i, f"a plain value inside a flow collection cannot start with "
                              f"`{c}` (quote it)")
-            m = _FLOW_PLAIN.match(line, pos)
+            m = FLOW_PLAIN.match(line, pos)
             if not m:
                 self.fail(i, f"unexpected `{c}` in a flow collection")
             text = m.group()
@@ -155,7 +155,7 @@ class FlowReader:
                 j += 1
             if j >= len(lines) or ind[j] < 0 or ind[j] <= n:
                 break
-            m = _FLOW_PLAIN_MORE.match(lines[j], ind[j])
+            m = FLOW_PLAIN_MORE.match(lines[j], ind[j])
             if not m:
                 break
             text += ("\n" * blanks if blanks else " ") + m.group()

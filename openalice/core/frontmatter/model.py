@@ -10,7 +10,7 @@ MAX_BYTES = 64 * 1024
 MAX_DEPTH = 64
 
 # Python refuses to turn longer decimal strings into ints (sys.int_info).
-_MAX_INT_DIGITS = 4300
+MAX_INT_DIGITS = 4300
 
 
 class FrontmatterError(InvalidInput):
@@ -70,7 +70,7 @@ class Document:
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
 
-def _error(line: int, message: str, path: str | None) -> FrontmatterError:
+def error_at(line: int, message: str, path: str | None) -> FrontmatterError:
     return FrontmatterError(f"line {line}: {message}", file=path, details={"line": line})
 
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 from .flow import FlowReader
 from .model import MAX_DEPTH, FrontmatterError
 from .quoted import QuotedReader
-from .scalars import _FAST_KEY, _FAST_PAIR, _KEY_SPECIAL, _PROPERTY, _SPECIAL_SCALARS, _comment_at, _escaped
-from .values import _MAP, _NODE, _SEQ, ValueReader
+from .scalars import FAST_KEY, FAST_PAIR, KEY_SPECIAL, PROPERTY, SPECIAL_SCALARS, comment_at, is_escaped
+from .values import CTX_MAP, CTX_NODE, CTX_SEQ, ValueReader
 
 
 class Parser(ValueReader, QuotedReader, FlowReader):
@@ -73,7 +73,7 @@ class Parser(ValueReader, QuotedReader, FlowReader):
         k = ind[i]
         if k == -2:
             self.fail(i, "tab character used for indentation (use spaces)")
-        if record is not None and (_FAST_KEY.match(self.lines[i], k) or self._try_key(i, k)):
+        if record is not None and (FAST_KEY.match(self.lines[i], k) or self._try_key(i, k)):
             value, end = self._mapping(i, k, 1, record)
         else:
             value, end = self._node(i, k, -1, 0)
@@ -93,9 +93,9 @@ class Parser(ValueReader, QuotedReader, FlowReader):
         c = line[k]
         if c == "-" and (len(line) == k + 1 or line[k + 1] in " \t"):
             return self._sequence(i, k, depth + 1)
-        if _FAST_KEY.match(line, k) or self._try_key(i, k) is not None:
+        if FAST_KEY.match(line, k) or self._try_key(i, k) is not None:
             return self._mapping(i, k, depth + 1)
-        return self._value(i, k, n, depth, _NODE)
+        return self._value(i, k, n, depth, CTX_NODE)
 
     def _mapping(self, i: int, n: int, depth: int, record: list | None = None):
         if depth > MAX_DEPTH:
@@ -104,9 +104,9 @@ class Parser(ValueReader, QuotedReader, FlowReader):
         count = len(lines)
         out: dict = {}
         first_seen: dict = {}
-        fast = _FAST_KEY.match
-        pair = _FAST_PAIR.fullmatch
-        special = _SPECIAL_SCALARS.get
+        fast = FAST_KEY.match
+        pair = FAST_PAIR.fullmatch
+        special = SPECIAL_SCALARS.get
         end = i
         while i < count:
             k = ind[i]
@@ -145,7 +145,7 @@ class Parser(ValueReader, QuotedReader, FlowReader):
                     self.fail(i, f"duplicate key {key!r} (first defined on line "
                                  f"{first_seen[key] + self.base})")
                 first_seen[key] = i
-                value, end = self._value(i, col, n, depth, _MAP)
+                value, end = self._value(i, col, n, depth, CTX_MAP)
                 out[key] = value
                 if record is not None:
                     record.append((key, i, end))
@@ -195,12 +195,12 @@ class Parser(ValueReader, QuotedReader, FlowReader):
                         lines[i] = " " * col + line[col:]
                         ind[i] = col
                         value, end = self._sequence(i, col, depth + 1)
-                    elif _FAST_KEY.match(line, col) or self._try_key(i, col) is not None:
+                    elif FAST_KEY.match(line, col) or self._try_key(i, col) is not None:
                         lines[i] = " " * col + line[col:]
                         ind[i] = col
                         value, end = self._mapping(i, col, depth + 1)
                     else:
-                        value, end = self._value(i, col, n, depth, _SEQ)
+                        value, end = self._value(i, col, n, depth, CTX_SEQ)
                 out.append(value)
                 i = end
             elif k == -1:
@@ -223,7 +223,7 @@ class Parser(ValueReader, QuotedReader, FlowReader):
         if c == '"' or c == "'":
             if c == '"':
                 close = line.find('"', k + 1)
-                while close > 0 and _escaped(line, close):
+                while close > 0 and is_escaped(line, close):
                     close = line.find('"', close + 1)
             else:
                 close = k
@@ -241,7 +241,7 @@ class Parser(ValueReader, QuotedReader, FlowReader):
                 key = (self._double if c == '"' else self._single)(i, k, -1)[0]
                 return key, p + 1
             return None
-        if c in _KEY_SPECIAL and not (c in "-?:" and k + 1 < size and line[k + 1] not in " \t"):
+        if c in KEY_SPECIAL and not (c in "-?:" and k + 1 < size and line[k + 1] not in " \t"):
             return None
         j = k + 1
         while True:
@@ -252,7 +252,7 @@ class Parser(ValueReader, QuotedReader, FlowReader):
                 break
             j += 1
         text = line[k:j]
-        if "#" in text and _comment_at(text) >= 0:
+        if "#" in text and comment_at(text) >= 0:
             return None
         key = text.rstrip(" \t")
         if key == "<<":
@@ -275,7 +275,7 @@ class Parser(ValueReader, QuotedReader, FlowReader):
         if c in "[{":
             self.fail(i, "expected `key: value` (mapping keys must be plain or quoted scalars)")
         rest = line[k:]
-        cut = _comment_at(rest)
+        cut = comment_at(rest)
         if cut >= 0:
             rest = rest[:cut]
         if ":" in rest:
@@ -286,7 +286,7 @@ class Parser(ValueReader, QuotedReader, FlowReader):
         """Fail for a node that starts with an unsupported YAML indicator."""
         line = self.lines[i]
         c = line[k]
-        token = _PROPERTY.match(line, k).group() if c in "&*!" else c
+        token = PROPERTY.match(line, k).group() if c in "&*!" else c
         if c == "&":
             self.fail(i, f"anchors are not supported (`{token}`)")
         if c == "*":

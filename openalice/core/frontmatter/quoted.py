@@ -3,7 +3,7 @@ A part of :class:`~.parser.Parser`."""
 
 from __future__ import annotations
 
-from .scalars import _DOUBLE_RUN, _ESCAPES, _HEX_DIGITS, _HEX_ESCAPE_SIZE
+from .scalars import DOUBLE_RUN, ESCAPES, HEX_DIGITS, HEX_ESCAPE_SIZE
 
 
 class QuotedReader:
@@ -22,7 +22,7 @@ class QuotedReader:
         opened = i
         chunks = []
         p = pos + 1
-        run = _DOUBLE_RUN.match
+        run = DOUBLE_RUN.match
         while True:
             m = run(line, p)
             seg = m.group()
@@ -37,22 +37,22 @@ class QuotedReader:
                         chunks.append("\n" * breaks)
                     continue
                 e = line[p + 1]
-                plain = _ESCAPES.get(e)
+                plain = ESCAPES.get(e)
                 if plain is not None:
                     chunks.append(plain)
                     p += 2
                     continue
-                size = _HEX_ESCAPE_SIZE.get(e)
+                size = HEX_ESCAPE_SIZE.get(e)
                 if size is None:
                     self.fail(i, f"unknown escape `\\{e}` in a double-quoted string")
                 digits = line[p + 2:p + 2 + size]
-                if len(digits) != size or not _HEX_DIGITS.fullmatch(digits):
+                if len(digits) != size or not HEX_DIGITS.fullmatch(digits):
                     self.fail(i, f"escape `\\{e}` needs {size} hex digits")
                 code = int(digits, 16)
                 p += 2 + size
                 if 0xD800 <= code <= 0xDBFF and line[p:p + 2] == "\\u":
                     low = line[p + 2:p + 6]
-                    if _HEX_DIGITS.fullmatch(low) and 0xDC00 <= int(low, 16) <= 0xDFFF:
+                    if HEX_DIGITS.fullmatch(low) and 0xDC00 <= int(low, 16) <= 0xDFFF:
                         code = 0x10000 + ((code - 0xD800) << 10) + (int(low, 16) - 0xDC00)
                         p += 6
                 if 0xD800 <= code <= 0xDFFF:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from .model import MAX_BYTES, Document, FrontmatterError, _error
+from .model import MAX_BYTES, Document, FrontmatterError, error_at
 from .parser import Parser
 
 
@@ -28,15 +28,15 @@ def parse(source: bytes | str, *, max_bytes: int | None = MAX_BYTES,
     nl = text.find("\n")
     first = text if nl < 0 else text[:nl]
     if first.strip() != "---":
-        raise _error(1, "missing YAML frontmatter (expected a leading `---` block)", path)
+        raise error_at(1, "missing YAML frontmatter (expected a leading `---` block)", path)
     if nl < 0:
-        raise _error(1, "unclosed frontmatter (no closing `---` line)", path)
+        raise error_at(1, "unclosed frontmatter (no closing `---` line)", path)
     start = nl + 1
     pos = start
     while True:
         k = text.find("---", pos)
         if k < 0:
-            raise _error(1, "unclosed frontmatter (no closing `---` line)", path)
+            raise error_at(1, "unclosed frontmatter (no closing `---` line)", path)
         line_start = text.rfind("\n", 0, k) + 1
         line_end = text.find("\n", k)
         if line_end < 0:
@@ -55,7 +55,7 @@ def parse(source: bytes | str, *, max_bytes: int | None = MAX_BYTES,
     if not isinstance(data, dict):
         # Point at the first line of content, or at the opening fence if there is none.
         line = next((i + 2 for i, k in enumerate(parser.ind) if k != -1), 1)
-        raise _error(line, "frontmatter is not a mapping", path)
+        raise error_at(line, "frontmatter is not a mapping", path)
     if not record:      # a top-level flow mapping: nothing line-shaped to keep
         return Document(data, body, [], "", bom, "\r\n" if crlf else "\n")
     doc = object.__new__(Document)
@@ -103,7 +103,7 @@ def _decode(source: bytes | str, max_bytes: int | None, path: str | None) -> str
             return data.decode("utf-8")
         except UnicodeDecodeError as exc:
             line = data.count(b"\n", 0, exc.start) + 1
-            raise _error(line, f"file is not valid UTF-8 (byte 0x{data[exc.start]:02x} "
+            raise error_at(line, f"file is not valid UTF-8 (byte 0x{data[exc.start]:02x} "
                                f"at offset {exc.start})", path) from None
     raise TypeError(f"parse() wants bytes or str, not {type(source).__name__}")
 
@@ -126,5 +126,5 @@ def _check_characters(text: str, base: int, path: str | None) -> None:
         line = text.count("\n", 0, m.start()) + base
         ch = m.group()
         what = "carriage return without line feed" if ch == "\r" else f"character U+{ord(ch):04X}"
-        raise _error(line, f"{what} is not allowed in YAML "
+        raise error_at(line, f"{what} is not allowed in YAML "
                            f"(write it as an escape in a double-quoted string)", path)

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import re
 
-from .model import _MAX_INT_DIGITS
+from .model import MAX_INT_DIGITS
 
-_MISSING = object()
-_SPECIAL_SCALARS = {
+MISSING = object()
+SPECIAL_SCALARS = {
     "null": None, "Null": None, "NULL": None, "~": None,
     "true": True, "True": True, "TRUE": True,
     "false": False, "False": False, "FALSE": False,
@@ -24,10 +24,10 @@ _HEX = re.compile(r"0x[0-9a-fA-F]+")
 _FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
 
 
-def _number(text: str) -> object:
-    """The int or float ``text`` spells under the core schema, else _MISSING."""
+def core_number(text: str) -> object:
+    """The int or float ``text`` spells under the core schema, else MISSING."""
     if _INT.fullmatch(text):
-        if len(text) > _MAX_INT_DIGITS:
+        if len(text) > MAX_INT_DIGITS:
             raise ValueError("integer has too many digits")
         return int(text)
     if text[0] == "0" and len(text) > 2:
@@ -37,44 +37,44 @@ def _number(text: str) -> object:
             return int(text[2:], 16)
     if _FLOAT.fullmatch(text):
         return float(text)
-    return _MISSING
+    return MISSING
 
 
-_ESCAPES = {
+ESCAPES = {
     "0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t", "n": "\n", "v": "\v",
     "f": "\f", "r": "\r", "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\",
     "N": "\x85", "_": "\xa0", "L": "\u2028", "P": "\u2029",
 }
-_HEX_ESCAPE_SIZE = {"x": 2, "u": 4, "U": 8}
-_HEX_DIGITS = re.compile(r"[0-9a-fA-F]+")
-_DOUBLE_RUN = re.compile(r'[^"\\]*')
+HEX_ESCAPE_SIZE = {"x": 2, "u": 4, "U": 8}
+HEX_DIGITS = re.compile(r"[0-9a-fA-F]+")
+DOUBLE_RUN = re.compile(r'[^"\\]*')
 
 # Flow-context plain scalar (YAML 1.2 ns-plain-multi-line, one line of it).
-_FLOW_PLAIN = re.compile(
+FLOW_PLAIN = re.compile(
     r"""(?:[^ \t\[\]{},#&*!|>'"%@`?:-]|[?:-](?=[^ \t\[\]{},]))"""
     r"""(?:[^ \t\[\]{},:]|:(?=[^ \t\[\]{},])|[ \t]+(?=[^ \t\[\]{},#:]|:[^ \t\[\]{},]))*""")
-_FLOW_PLAIN_MORE = re.compile(
+FLOW_PLAIN_MORE = re.compile(
     r"""(?:[^ \t\[\]{},:#]|:(?=[^ \t\[\]{},]))"""
     r"""(?:[^ \t\[\]{},:]|:(?=[^ \t\[\]{},])|[ \t]+(?=[^ \t\[\]{},#:]|:[^ \t\[\]{},]))*""")
-_FAST_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: +|$)")
+FAST_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: +|$)")
 # One `key: value` item of a simple one-line flow mapping, and what follows it.
-_FAST_FLOW_ITEM = re.compile(
+FAST_FLOW_ITEM = re.compile(
     r"""[ ]*([A-Za-z_][A-Za-z0-9_-]*): +(?:(["'])((?<=")[^"\\]*(?=")|(?<=')[^'\n]*(?='))\2|"""
     r"""([^ \t,\[\]{}#:"'&*!|>%@`?-](?:[^\t,\[\]{}#:"']*[^ \t,\[\]{}#:"'])?))[ ]*([,}])""")
 # The common line: a simple key, then a double-quoted value without escapes, a
 # single-quoted one without '' (cron: '0 3 * * *'), or a one-line plain value
 # without `#` or `:`, then perhaps a comment.
-_FAST_PAIR = re.compile(
+FAST_PAIR = re.compile(
     r"""([A-Za-z_][A-Za-z0-9_-]*): +(?:"([^"\\]*)"[ ]*|'([^'\n]*)'[ ]*|"""
     r"""([^ \t#"'\[\]{}|>&*!%@`,?:-][^#:\t]*))(?:(?<=[ ])#.*)?""")
-_PROPERTY = re.compile(r"[&*!][^\s,\[\]{}]*")
+PROPERTY = re.compile(r"[&*!][^\s,\[\]{}]*")
 
 # First characters that keep a value from being a plain scalar (or need a look).
-_VALUE_SPECIAL = frozenset("\"'[{|>&*!%@`,]}-?:#")
-_KEY_SPECIAL = frozenset("-?:,[]{}#&*!|>'\"%@`")
+VALUE_SPECIAL = frozenset("\"'[{|>&*!%@`,]}-?:#")
+KEY_SPECIAL = frozenset("-?:,[]{}#&*!|>'\"%@`")
 
 
-def _comment_at(text: str) -> int:
+def comment_at(text: str) -> int:
     """Index of the whitespace that starts a comment in ``text``, or -1."""
     h = text.find("#")
     while h > 0:
@@ -84,7 +84,7 @@ def _comment_at(text: str) -> int:
     return -1
 
 
-def _escaped(line: str, q: int) -> bool:
+def is_escaped(line: str, q: int) -> bool:
     """Whether the quote at ``q`` is escaped by an odd run of backslashes."""
     slashes = 0
     q -= 1

@@ -5,10 +5,10 @@ path) and ``|`` / ``>`` block scalars.  A part of :class:`~.parser.Parser`."""
 from __future__ import annotations
 
 from .model import MAX_DEPTH
-from .scalars import _FAST_FLOW_ITEM, _MISSING, _SPECIAL_SCALARS, _VALUE_SPECIAL, _comment_at, _number
+from .scalars import FAST_FLOW_ITEM, MISSING, SPECIAL_SCALARS, VALUE_SPECIAL, comment_at, core_number
 
 # Where a value sits, which decides whether a `- ` list may follow at the parent's indent.
-_MAP, _SEQ, _NODE = 0, 1, 2
+CTX_MAP, CTX_SEQ, CTX_NODE = 0, 1, 2
 
 
 class ValueReader:
@@ -38,13 +38,13 @@ class ValueReader:
                     self.fail(j, "tab character used for indentation (use spaces)")
                 if k > n:
                     return self._node(j, k, n, depth)
-                if k == n and ctx == _MAP:
+                if k == n and ctx == CTX_MAP:
                     nxt = lines[j]
                     if nxt[n] == "-" and (len(nxt) == n + 1 or nxt[n + 1] in " \t"):
                         return self._sequence(j, n, depth + 1)
             return None, i + 1
         c = line[col]
-        if c in _VALUE_SPECIAL:
+        if c in VALUE_SPECIAL:
             if c == '"' or c == "'":
                 value, j, p = (self._double if c == '"' else self._single)(i, col, n)
                 self._rest_of_line(j, p)
@@ -76,7 +76,7 @@ class ValueReader:
         text = line[col:]
         commented = False
         if "#" in text:
-            cut = _comment_at(text)
+            cut = comment_at(text)
             if cut >= 0:
                 text = text[:cut]
                 commented = True
@@ -94,7 +94,7 @@ class ValueReader:
     def _simple_flow_mapping(self, i: int, col: int):
         """``({...}, column after)`` for a one-line mapping of simple pairs, else None."""
         line = self.lines[i]
-        item = _FAST_FLOW_ITEM.match
+        item = FAST_FLOW_ITEM.match
         out: dict = {}
         m = item(line, col + 1)
         while m:
@@ -111,13 +111,13 @@ class ValueReader:
         c = text[0]
         if c in "0123456789+-.":
             try:
-                value = _number(text)
+                value = core_number(text)
             except ValueError as exc:
                 self.fail(i, str(exc))
-            if value is not _MISSING:
+            if value is not MISSING:
                 return value
-        value = _SPECIAL_SCALARS.get(text, _MISSING)
-        return text if value is _MISSING else value
+        value = SPECIAL_SCALARS.get(text, MISSING)
+        return text if value is MISSING else value
 
     def _plain_more(self, i: int, n: int, text: str):
         """Fold the continuation lines of a multi-line plain scalar."""
@@ -140,7 +140,7 @@ class ValueReader:
             if k <= n:
                 break
             seg = lines[j][k:]
-            cut = _comment_at(seg)
+            cut = comment_at(seg)
             if cut >= 0:
                 seg = seg[:cut]
             seg = seg.rstrip(" \t")

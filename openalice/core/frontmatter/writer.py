@@ -8,9 +8,9 @@ import functools
 import re
 from collections.abc import Iterable
 
-from .model import _MAX_INT_DIGITS, MAX_DEPTH, Document, FrontmatterError
+from .model import MAX_DEPTH, MAX_INT_DIGITS, Document, FrontmatterError
 from .reader import parse
-from .scalars import _MISSING
+from .scalars import MISSING
 
 _UNSAFE = "\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff"
 
@@ -143,7 +143,7 @@ def _render_entries(doc: Document, updates: dict, removed: set, block: bool,
             detached = lines[:entry.comment_line - entry.start]
             if any(line.strip(" \t") for line in detached):
                 pieces.append("".join(line + "\n" for line in detached))
-        elif key in updates and not _same(doc.data.get(key, _MISSING), updates[key]):
+        elif key in updates and not _same(doc.data.get(key, MISSING), updates[key]):
             pieces.append("".join(line + "\n" for line in lines[:key_at])
                           + _dump_pair(key, updates[key], indent, block))
         else:
@@ -218,7 +218,7 @@ def _scalar(value: object, indent: int, block: bool) -> str:
     if isinstance(value, str):
         return _string(value, indent, block)
     if isinstance(value, int):
-        if value.bit_length() > _MAX_INT_DIGITS * 3:
+        if value.bit_length() > MAX_INT_DIGITS * 3:
             raise ValueError("cannot serialize an int with that many digits")
         return int.__repr__(value)
     if isinstance(value, float):

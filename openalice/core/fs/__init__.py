@@ -30,36 +30,14 @@ set aside), :mod:`.locked` (locked read-modify-write) and :mod:`.explain`
 
 from __future__ import annotations
 
-# Private names some tests reach through the package (``fs._HOST``, ``fs._swept``...)
-# are re-exported too; a test that patches a function patches it in its module.
 from .codec import dump_json, dump_json_line, json_type, loads_json
 from .directories import ensure_dir, ensure_private_dir, fsync_dir
 from .explain import explain_os_error
 from .locked import locked_file, locked_update_json
 from .moves import move_file, remove_empty_dir, remove_file, set_aside
 from .reads import open_state_file, read_bytes, read_json, read_text
-from .temps import (
-                    _HOST,
-                    TEMP_MAX_AGE,
-                    TEMP_PREFIX,
-                    _sweep_fd,
-                    _swept,
-                    _temp_owner,
-                    _temp_target,
-                    staged_dir,
-                    sweep_once,
-                    sweep_temp_files,
-)
-from .writes import (
-                    _kept_mode,
-                    _umask,
-                    _write_all,
-                    atomic_write_bytes,
-                    atomic_write_json,
-                    atomic_write_many,
-                    atomic_write_text,
-                    create_exclusive,
-)
+from .temps import TEMP_MAX_AGE, TEMP_PREFIX, staged_dir, sweep_once, sweep_temp_files
+from .writes import atomic_write_bytes, atomic_write_json, atomic_write_many, atomic_write_text, create_exclusive
 
 __all__ = [
     "TEMP_PREFIX", "TEMP_MAX_AGE", "ensure_dir", "atomic_write_bytes", "atomic_write_text",

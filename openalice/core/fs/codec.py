@@ -1,13 +1,15 @@
 """The JSON of state: the one decoding (strict UTF-8, no lone surrogates) and
-the one encoding of state files and of JSONL records.
+the encoding of state files and of JSONL records.
 
-A ``--json`` document printed to stdout is ``core.output.to_json``'s: the
-same settings, without the newline, kept there because every verb loads the
-printer and ``--help`` must not load this package."""
+A state file is printed by ``core.output.to_json``, the one JSON printer (a
+``--json`` document is its text too), plus a newline: the printer lives there
+because every verb loads it and ``--help`` must not load this package."""
 
 from __future__ import annotations
 
 import json
+
+from ..output import to_json
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only (typing costs start-up time)
@@ -58,8 +60,8 @@ def json_type(value: Any) -> str:
 
 
 def dump_json(obj: Any, *, indent: int | None = 2) -> str:
-    """The one JSON serialization used for state files: UTF-8, trailing newline."""
-    return json.dumps(obj, indent=indent, ensure_ascii=False) + "\n"
+    """A state file's text: :func:`~openalice.core.output.to_json`'s, with a trailing newline."""
+    return to_json(obj, indent=indent) + "\n"
 
 
 def dump_json_line(record: Any) -> str:

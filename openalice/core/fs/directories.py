@@ -22,12 +22,12 @@ def fsync_dir(directory: os.PathLike | str) -> None:
     except OSError:
         return  # some filesystems refuse; the data itself is already synced
     try:
-        _fsync_fd(fd)
+        fsync_fd(fd)
     finally:
         os.close(fd)
 
 
-def _fsync_fd(fd: int) -> None:
+def fsync_fd(fd: int) -> None:
     try:
         os.fsync(fd)
     except OSError:
@@ -75,7 +75,7 @@ def ensure_private_dir(path: os.PathLike | str) -> Path:
 
 # -- where a write happens ------------------------------------------------------
 
-def _open_directory(path: os.PathLike | str, root: os.PathLike | str | None,
+def open_directory(path: os.PathLike | str, root: os.PathLike | str | None,
                     create: int | None) -> tuple[Root, str, Path]:
     """``(the target's directory, its name there, the target for messages)``;
     the caller closes the directory.  ``create``: the mode of missing
@@ -102,10 +102,10 @@ def _open_directory(path: os.PathLike | str, root: os.PathLike | str | None,
 
 
 @contextmanager
-def _directory_of(path: os.PathLike | str, root: os.PathLike | str | None,
+def directory_of(path: os.PathLike | str, root: os.PathLike | str | None,
                   create: int | None) -> Iterator[tuple[Root, str, Path]]:
-    """:func:`_open_directory` for a ``with`` block."""
-    directory, name, target = _open_directory(path, root, create)
+    """:func:`open_directory` for a ``with`` block."""
+    directory, name, target = open_directory(path, root, create)
     try:
         yield directory, name, target
     finally:

@@ -31,7 +31,7 @@ def _temp_name(name: str) -> str:
     return f"{TEMP_PREFIX}{name}.{os.getpid()}.{_HOST}.{os.urandom(4).hex()}"
 
 
-def _temp_at(directory: Root, name: str) -> tuple[int, str]:
+def create_temp(directory: Root, name: str) -> tuple[int, str]:
     """A new temp file for ``name`` in ``directory``, born 0600, never through a link."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     for _ in range(100):
@@ -43,7 +43,7 @@ def _temp_at(directory: Root, name: str) -> tuple[int, str]:
     raise FileExistsError(errno.EEXIST, "no free temp file name", name)
 
 
-def _unlink_quietly(name: str, directory: Root) -> None:
+def unlink_quietly(name: str, directory: Root) -> None:
     try:
         os.unlink(name, dir_fd=directory.fd)
     except OSError:
@@ -125,7 +125,7 @@ def _empty_dir(path: Path) -> bool:
 # -- temp files left by writers that died ---------------------------------------------
 
 def _temp_owner(name: str) -> tuple[int, str] | None:
-    """``(pid, host tag)`` of a temp named by :func:`_temp_at`, else None."""
+    """``(pid, host tag)`` of a temp named by :func:`create_temp`, else None."""
     parts = name.rsplit(".", 3)
     if len(parts) != 4 or not parts[1].isdigit() or len(parts[2]) != 4 or len(parts[3]) != 8:
         return None
@@ -200,7 +200,7 @@ def _sweep_fd(fd: int, *, older_than: float, now: float, target: str | None = No
     return removed
 
 
-def _sweep_once(directory: Root) -> None:
+def sweep_root_once(directory: Root) -> None:
     """The next-writer sweep: once per process and directory, before the
     process's first change there.  After it would leave a hole: a writer
     killed between its rename and its sweep has made its change (a record

@@ -13,8 +13,8 @@ from pathlib import Path
 from ..errors import InvalidInput, OperationalError
 from ..paths import Root
 from .codec import dump_json
-from .directories import _directory_of, _fsync_fd, _open_directory, under_a_home
-from .temps import _sweep_once, _temp_at, _unlink_quietly
+from .directories import directory_of, fsync_fd, open_directory, under_a_home
+from .temps import create_temp, sweep_root_once, unlink_quietly
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only (typing costs start-up time)
@@ -49,7 +49,8 @@ def _kept_mode(directory: Root, name: str, target: Path) -> int:
     return st.st_mode & 0o7777 if stat.S_ISREG(st.st_mode) else _new_file_mode(target)
 
 
-def _write_all(fd: int, data: bytes) -> None:
+def write_all(fd: int, data: bytes) -> None:
+    """Every byte of ``data`` to ``fd`` (``os.write`` may write fewer)."""
     view = memoryview(data)
     while view:
         written = os.write(fd, view)
@@ -67,15 +68,15 @@ def atomic_write_bytes(path: os.PathLike | str, data: bytes, *, mode: int | None
     by others.  ``root`` reaches ``path`` below that root only
     (:class:`core.paths.Root`); missing directories are made with ``dir_mode``.
     """
-    with _directory_of(path, root, dir_mode) as (directory, name, target):
-        _sweep_once(directory)   # before the rename: a kill right after it must not skip the sweep
+    with directory_of(path, root, dir_mode) as (directory, name, target):
+        sweep_root_once(directory)   # before the rename: a kill right after it must not skip the sweep
         if mode is None:
             mode = _kept_mode(directory, name, target)
         tmp = None
         try:
-            fd, tmp = _temp_at(directory, name)
+            fd, tmp = create_temp(directory, name)
             try:
-                _write_all(fd, data)
+                write_all(fd, data)
                 if durable:
                     os.fsync(fd)
                 if mode != 0o600:
@@ -91,9 +92,9 @@ def atomic_write_bytes(path: os.PathLike | str, data: bytes, *, mode: int | None
             raise OperationalError(f"cannot write: {exc.strerror}", file=target) from exc
         finally:
             if tmp is not None:  # any failure, Ctrl-C included: no copy stays behind
-                _unlink_quietly(tmp, directory)
+                unlink_quietly(tmp, directory)
         if durable:
-            _fsync_fd(directory.fd)
+            fsync_fd(directory.fd)
 
 
 def atomic_write_text(path: os.PathLike | str, text: str, **kwargs: Any) -> None:
@@ -123,17 +124,17 @@ def atomic_write_many(items: list[tuple[os.PathLike | str, bytes]], *, dir_mode:
             target = Path(path if root is None else Root.join_text(root, path))
             key = os.fspath(target.parent)
             if key not in directories:
-                directories[key] = _open_directory(path, root, dir_mode)[0]
-                _sweep_once(directories[key])   # before any rename (see atomic_write_bytes)
+                directories[key] = open_directory(path, root, dir_mode)[0]
+                sweep_root_once(directories[key])   # before any rename (see atomic_write_bytes)
             directory = directories[key]
             mode = _kept_mode(directory, target.name, target)
             try:
-                fd, tmp = _temp_at(directory, target.name)
+                fd, tmp = create_temp(directory, target.name)
             except OSError as exc:
                 raise OperationalError(f"cannot create temp file: {exc.strerror}", file=target) from exc
             staged.append((tmp, target.name, directory, target))
             try:
-                _write_all(fd, data)
+                write_all(fd, data)
                 os.fchmod(fd, mode)
                 os.fsync(fd)
             except OSError as exc:
@@ -149,11 +150,11 @@ def atomic_write_many(items: list[tuple[os.PathLike | str, bytes]], *, dir_mode:
             if after_each is not None:
                 after_each(n)
         for directory in directories.values():
-            _fsync_fd(directory.fd)
+            fsync_fd(directory.fd)
     finally:
         for tmp, _name, directory, _target in staged:
             if tmp:
-                _unlink_quietly(tmp, directory)
+                unlink_quietly(tmp, directory)
         for directory in directories.values():
             directory.close()
 
@@ -165,13 +166,13 @@ def create_exclusive(path: os.PathLike | str, data: bytes, *, mode: int = 0o644,
     Written through a temp file and ``os.link`` so a reader never sees a
     half-written file and an existing one is never replaced.
     """
-    with _directory_of(path, root, dir_mode) as (directory, name, target):
-        _sweep_once(directory)   # before the link (see atomic_write_bytes)
+    with directory_of(path, root, dir_mode) as (directory, name, target):
+        sweep_root_once(directory)   # before the link (see atomic_write_bytes)
         tmp = None
         try:
-            fd, tmp = _temp_at(directory, name)
+            fd, tmp = create_temp(directory, name)
             try:
-                _write_all(fd, data)
+                write_all(fd, data)
                 os.fsync(fd)
                 os.fchmod(fd, mode)
             finally:
@@ -185,6 +186,6 @@ def create_exclusive(path: os.PathLike | str, data: bytes, *, mode: int = 0o644,
             raise OperationalError(f"cannot create: {exc.strerror}", file=target) from exc
         finally:
             if tmp is not None:
-                _unlink_quietly(tmp, directory)
-        _fsync_fd(directory.fd)
+                unlink_quietly(tmp, directory)
+        fsync_fd(directory.fd)
         return True

@@ -71,11 +71,11 @@ def run(root: os.PathLike | str | None, *args: str, check: bool = True, input: b
     return proc
 
 
-def _split_z(data: bytes) -> list[str]:
+def split_nul(data: bytes) -> list[str]:
     return [p.decode("utf-8", "surrogateescape") for p in data.split(b"\0") if p]
 
 
-def _author_env(author: tuple[str, str] | None) -> dict:
+def author_env(author: tuple[str, str] | None) -> dict:
     if author is None:
         return {}
     name, email = author

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from .. import fs
-from .command import AUTHOR, GitError, _author_env, _split_z, run
+from .command import AUTHOR, GitError, author_env, run, split_nul
 
 
 def _has_git_marker(root: os.PathLike | str) -> bool:
@@ -39,7 +39,7 @@ def work_tree(root: os.PathLike | str) -> Path | None:
 
 def staged_paths(root: os.PathLike | str) -> list[str]:
     """Paths with staged changes (relative to the work tree top)."""
-    return _split_z(run(root, "diff", "--cached", "--name-only", "-z").stdout)
+    return split_nul(run(root, "diff", "--cached", "--name-only", "-z").stdout)
 
 
 def head(root: os.PathLike | str) -> str | None:
@@ -68,7 +68,7 @@ def _ignored(root, paths: Sequence[str]) -> set[str]:
                input=b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in paths))
     if proc.returncode not in (0, 1):
         raise GitError(f"git check-ignore failed in {root}")
-    return set(_split_z(proc.stdout))
+    return set(split_nul(proc.stdout))
 
 
 def commit_paths(root: os.PathLike | str, paths: Iterable[str], subject: str, *,
@@ -95,7 +95,7 @@ def commit_paths(root: os.PathLike | str, paths: Iterable[str], subject: str, *,
     if trailers:
         message += "\n" + "".join(f"{k}: {v}\n" for k, v in trailers.items())
     run(root, "commit", "-q", "--no-edit", "-F", "-", "--", *chosen, input=message.encode("utf-8"),
-        env=_author_env(author))
+        env=author_env(author))
     return head(root)
 
 
@@ -105,7 +105,7 @@ def _tracked_set(root, paths: Sequence[str]) -> set[str]:
         return set()
     prefix = _prefix(root)
     out = set()
-    for full in _split_z(run(root, "ls-files", "-z", "--full-name", "--", *paths).stdout):
+    for full in split_nul(run(root, "ls-files", "-z", "--full-name", "--", *paths).stdout):
         out.add(full[len(prefix):] if prefix and full.startswith(prefix) else full)
     return out
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import fs
-from .command import AUTHOR, GitError, _author_env, _split_z, locked_error, locked_file, require_version, run
+from .command import AUTHOR, GitError, author_env, locked_error, locked_file, require_version, run, split_nul
 from .commits import head, resolve_commit
 
 
@@ -67,7 +67,7 @@ def merge_tree(root: os.PathLike | str, ours: str, theirs: str) -> MergeTree:
 
 def changed_paths(root: os.PathLike | str, a: str, b: str) -> list[str]:
     """Paths that differ between two commits or trees (a rename is both of its names)."""
-    return _split_z(run(root, "diff", "--name-only", "--no-renames", "-z", a, b, "--").stdout)
+    return split_nul(run(root, "diff", "--name-only", "--no-renames", "-z", a, b, "--").stdout)
 
 
 def status_entries(root: os.PathLike | str) -> list[tuple[str, str]]:
@@ -111,7 +111,7 @@ def merge_no_commit(root: os.PathLike | str, commit: str, message: str) -> subpr
     the way), which the caller aborts."""
     # as AUTHOR, who commits it: git asks for a committer identity up front, and a machine may have none
     proc = run(root, "merge", "-q", "--no-ff", "--no-commit", "--no-edit", "--no-autostash", "-m", message,
-               commit, check=False, env=_author_env(AUTHOR))
+               commit, check=False, env=author_env(AUTHOR))
     detail = (proc.stderr or b"").decode("utf-8", "replace").strip()
     lock = locked_file(detail) if proc.returncode != 0 else None
     if lock is not None:     # git took nothing: not a conflict, a lock someone holds (GitLocked, exit 3)
@@ -120,7 +120,7 @@ def merge_no_commit(root: os.PathLike | str, commit: str, message: str) -> subpr
 
 
 def unmerged_paths(root: os.PathLike | str) -> list[str]:
-    return _split_z(run(root, "diff", "--name-only", "--diff-filter=U", "-z").stdout)
+    return split_nul(run(root, "diff", "--name-only", "--diff-filter=U", "-z").stdout)
 
 
 def abort_merge(root: os.PathLike | str) -> None:
@@ -130,5 +130,5 @@ def abort_merge(root: os.PathLike | str) -> None:
 
 def commit_merge(root: os.PathLike | str, message: str, *, author: tuple[str, str] | None = AUTHOR) -> str:
     """Commit the merge in progress (hooks run as usual); the new HEAD."""
-    run(root, "commit", "-q", "--no-edit", "-F", "-", input=message.encode("utf-8"), env=_author_env(author))
+    run(root, "commit", "-q", "--no-edit", "-F", "-", input=message.encode("utf-8"), env=author_env(author))
     return head(root)

@@ -10,7 +10,7 @@ keywords applied a subschema to it: ``properties``/``patternProperties``/
 only for the subschemas the instance is valid against.
 
 Each compiled keyword may carry an ``annotate(value, props, items)`` that adds
-those names and indexes to two sets; :meth:`~.nodes._Node.annotate` builds a
+those names and indexes to two sets; :meth:`~.nodes.Node.annotate` builds a
 location's on first use.  Only an ``unevaluated*`` keyword ever asks, so a
 schema without one never runs any of this: its checks are the same closures
 as before.
@@ -18,8 +18,8 @@ as before.
 
 from __future__ import annotations
 
-from .instances import _pointer, _show
-from .nodes import _ARR, _OBJ, _false, _Keyword
+from .instances import json_pointer, show
+from .nodes import ARRAYS, OBJECTS, Keyword, never_valid
 from .report import Violation
 
 
@@ -78,15 +78,15 @@ def unevaluated_properties(self, node, schema, base, where):
         for name, item in value.items():
             if name in seen:
                 continue
-            if inner is _false:
-                out.append(Violation(_pointer(path + (name,)), where, f"unevaluated property {_show(name)}"))
+            if inner is never_valid:
+                out.append(Violation(json_pointer(path + (name,)), where, f"unevaluated property {show(name)}"))
             else:
                 step(item, path + (name,), out)
 
     def annotate(value, props, items):
         if isinstance(value, dict):
             props.update(value)
-    keyword = _Keyword(_OBJ, 3, check, collect, annotate)
+    keyword = Keyword(OBJECTS, 3, check, collect, annotate)
     me.append(keyword)
     return keyword
 
@@ -109,14 +109,14 @@ def unevaluated_items(self, node, schema, base, where):
         for position, item in enumerate(value):
             if position in seen:
                 continue
-            if inner is _false:
-                out.append(Violation(_pointer(path + (position,)), where, f"unevaluated item at index {position}"))
+            if inner is never_valid:
+                out.append(Violation(json_pointer(path + (position,)), where, f"unevaluated item at index {position}"))
             else:
                 step(item, path + (position,), out)
 
     def annotate(value, props, items):
         if isinstance(value, (list, tuple)):
             items.update(range(len(value)))
-    keyword = _Keyword(_ARR, 3, check, collect, annotate)
+    keyword = Keyword(ARRAYS, 3, check, collect, annotate)
     me.append(keyword)
     return keyword

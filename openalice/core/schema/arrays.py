@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from .instances import _freeze, _pointer, _show
-from .nodes import _ARR, _collect_nothing, _false, _Keyword, _true
+from .instances import freeze, json_pointer, show
+from .nodes import ARRAYS, Keyword, always_valid, collect_nothing, never_valid
 from .report import Violation
 
 
@@ -14,23 +14,23 @@ class ArrayKeywords:
     def kw_uniqueItems(self, node, schema, base, where):
         flag = schema["uniqueItems"]
         if not isinstance(flag, bool):
-            raise self.fail(where, f"uniqueItems must be a boolean, not {_show(flag)}")
+            raise self.fail(where, f"uniqueItems must be a boolean, not {show(flag)}")
         if not flag:
             return None
 
         def check(value):
-            return len(value) < 2 or len(set(map(_freeze, value))) == len(value)
+            return len(value) < 2 or len(set(map(freeze, value))) == len(value)
 
         def collect(value, path, out):
             seen: dict = {}
             for position, item in enumerate(value):
-                key = _freeze(item)
+                key = freeze(item)
                 if key in seen:
-                    out.append(Violation(_pointer(path), where,
+                    out.append(Violation(json_pointer(path), where,
                                          f"array items {seen[key]} and {position} are equal (items must be unique)"))
                     return
                 seen[key] = position
-        return _Keyword(_ARR, 1, check, collect)
+        return Keyword(ARRAYS, 1, check, collect)
 
     def kw_prefixItems(self, node, schema, base, where):
         subs = self.subschema_list(node, schema, "prefixItems", where, base)
@@ -52,7 +52,7 @@ class ArrayKeywords:
         def annotate(value, props, items):
             if isinstance(value, (list, tuple)):
                 items.update(range(min(size, len(value))))
-        return _Keyword(_ARR, 2, check, collect, annotate)
+        return Keyword(ARRAYS, 2, check, collect, annotate)
 
     def kw_items(self, node, schema, base, where):
         if isinstance(schema["items"], list):
@@ -65,14 +65,14 @@ class ArrayKeywords:
         def annotate(value, props, items):
             if isinstance(value, (list, tuple)):
                 items.update(range(len(value)))
-        if inner is _true:
-            return _Keyword(_ARR, 0, _true, _collect_nothing, annotate)  # annotations only
-        if inner is _false:
+        if inner is always_valid:
+            return Keyword(ARRAYS, 0, always_valid, collect_nothing, annotate)  # annotations only
+        if inner is never_valid:
             def collect_extra(value, path, out):
                 for position in range(skip, len(value)):
-                    out.append(Violation(_pointer(path + (position,)), where,
+                    out.append(Violation(json_pointer(path + (position,)), where,
                                          f"unexpected item at index {position} (at most {skip} item(s) allowed)"))
-            return _Keyword(_ARR, 0, lambda value: len(value) <= skip, collect_extra, annotate)
+            return Keyword(ARRAYS, 0, lambda value: len(value) <= skip, collect_extra, annotate)
         step = sub.collector()
         if skip:
             def check(value):
@@ -90,7 +90,7 @@ class ArrayKeywords:
         def collect(value, path, out):
             for position in range(skip, len(value)):
                 step(value[position], path + (position,), out)
-        return _Keyword(_ARR, 2, check, collect, annotate)
+        return Keyword(ARRAYS, 2, check, collect, annotate)
 
     def kw_contains(self, node, schema, base, where):
         inner = self.subschema(node, schema, "contains", where, base).checker()
@@ -103,7 +103,7 @@ class ArrayKeywords:
                 items.update(position for position, item in enumerate(value) if inner(item))
         if high is None:
             if low == 0:
-                return _Keyword(_ARR, 2, _true, _collect_nothing, annotate)  # annotations only
+                return Keyword(ARRAYS, 2, always_valid, collect_nothing, annotate)  # annotations only
 
             def check(value):
                 found = 0
@@ -127,12 +127,12 @@ class ArrayKeywords:
             found = sum(1 for item in value if inner(item))
             if found < low:
                 if "minContains" in schema:
-                    out.append(Violation(_pointer(path), parent + "/minContains",
+                    out.append(Violation(json_pointer(path), parent + "/minContains",
                                          f"array has {found} item(s) matching 'contains', "
                                          f"fewer than minContains {low}"))
                 else:
-                    out.append(Violation(_pointer(path), where, f"{_show(value)} has no item matching 'contains'"))
+                    out.append(Violation(json_pointer(path), where, f"{show(value)} has no item matching 'contains'"))
             elif high is not None and found > high:
-                out.append(Violation(_pointer(path), parent + "/maxContains",
+                out.append(Violation(json_pointer(path), parent + "/maxContains",
                                      f"array has {found} item(s) matching 'contains', more than maxContains {high}"))
-        return _Keyword(_ARR, 2, check, collect, annotate)
+        return Keyword(ARRAYS, 2, check, collect, annotate)

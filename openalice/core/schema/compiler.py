@@ -1,8 +1,8 @@
-"""The compiler: one schema document into :class:`~.nodes._Node` closures.
+"""The compiler: one schema document into :class:`~.nodes.Node` closures.
 
 Every ``$id``/``$anchor`` is indexed first (:mod:`.refs`), then the document
 is compiled from the root, each location once (keyed by its pointer).
-:class:`_Compiler` holds the dispatch, the per-type check tables, the
+:class:`Compiler` holds the dispatch, the per-type check tables, the
 ``$ref`` cycle refusal and the checks of keyword values; the keywords
 themselves come from the families it is composed of.
 """
@@ -14,19 +14,19 @@ import re
 from ..ecma_regex import compile_pattern
 from .applicators import ApplicatorKeywords
 from .arrays import ArrayKeywords
-from .instances import _JSON_TYPES, _NUMBER, _base_type, _escape, _json_type_name, _NoneType, _pointer, _show
+from .instances import JSON_TYPES, NUMBER_TYPES, NoneType, base_type, escape_token, json_pointer, json_type_name, show
 from .limits import LimitKeywords
-from .nodes import _collect_nothing, _conjoin, _false, _Keyword, _Node, _true
+from .nodes import Keyword, Node, always_valid, collect_nothing, conjoin, never_valid
 from .objects import ObjectKeywords
-from .refs import _ANCHOR, ReferenceIndex
+from .refs import ANCHOR_PATTERN, ReferenceIndex
 from .report import SchemaError, Violation
 from .strings import StringKeywords
 from .vocabularies import dialect_of, did_you_mean, standard
 
 
-class _Compiler(ReferenceIndex, ApplicatorKeywords, LimitKeywords, StringKeywords, ArrayKeywords,
+class Compiler(ReferenceIndex, ApplicatorKeywords, LimitKeywords, StringKeywords, ArrayKeywords,
                 ObjectKeywords):
-    """Turns one schema document into _Nodes: index every $id/$anchor first,
+    """Turns one schema document into Nodes: index every $id/$anchor first,
     then compile from the root, each location once (keyed by its pointer)."""
 
     def __init__(self, schema, source, *, registry=None, uri: str = "", formats: bool = False,
@@ -48,7 +48,7 @@ class _Compiler(ReferenceIndex, ApplicatorKeywords, LimitKeywords, StringKeyword
         self.references: list[tuple[str, str]] = []         # every ($ref, base) seen, for preloading
         self.dynamic = False                                # is $dynamicRef anywhere?
         self.scope = None                                   # the dynamic scope, if dynamic
-        self.nodes: dict[str, _Node] = {}
+        self.nodes: dict[str, Node] = {}
         self._on_path: set[int] = set()
 
     def dialect(self, uri: str, where: str):
@@ -103,7 +103,7 @@ class _Compiler(ReferenceIndex, ApplicatorKeywords, LimitKeywords, StringKeyword
 
     # -- compiling -------------------------------------------------------------
 
-    def compile(self) -> _Node:
+    def compile(self) -> Node:
         self.resources[self.uri] = ""  # the document itself, by its retrieval URI ("" if none)
         self.index(self.schema, "", self.uri)
         self.load_referenced()
@@ -114,53 +114,53 @@ class _Compiler(ReferenceIndex, ApplicatorKeywords, LimitKeywords, StringKeyword
         self.reject_cycles()
         return root
 
-    def node(self, pointer: str) -> _Node:
+    def node(self, pointer: str) -> Node:
         node = self.nodes.get(pointer)
         if node is None:
-            node = self.nodes[pointer] = _Node(pointer)
+            node = self.nodes[pointer] = Node(pointer)
             schema, base = self.located[pointer]
             self.build(node, schema, base)
         return node
 
-    def child(self, schema, pointer: str, base: str) -> _Node:
+    def child(self, schema, pointer: str, base: str) -> Node:
         if pointer not in self.located:
             self.index(schema, pointer, base)
         return self.node(pointer)
 
-    def build(self, node: _Node, schema, base: str) -> None:
+    def build(self, node: Node, schema, base: str) -> None:
         pointer = node.pointer
         if schema is True:
-            node.check, node.collect = _true, _collect_nothing
+            node.check, node.collect = always_valid, collect_nothing
             return
         if schema is False:
             def collect_false(value, path, out):
-                out.append(Violation(_pointer(path), pointer,
-                                     f"{_show(value)} is not allowed here (the schema is false)"))
-            node.check, node.collect = _false, collect_false
+                out.append(Violation(json_pointer(path), pointer,
+                                     f"{show(value)} is not allowed here (the schema is false)"))
+            node.check, node.collect = never_valid, collect_false
             return
         if not isinstance(schema, dict):
-            raise self.fail(pointer, f"a schema must be an object or a boolean, not {_json_type_name(schema)}")
+            raise self.fail(pointer, f"a schema must be an object or a boolean, not {json_type_name(schema)}")
         if "$id" in schema and not isinstance(schema["$id"], str):
             raise self.fail(pointer + "/$id", "$id must be a string")
         for name in ("$anchor", "$dynamicAnchor"):
             anchor = schema.get(name)
-            if anchor is not None and not (isinstance(anchor, str) and re.fullmatch(_ANCHOR, anchor)):
-                raise self.fail(f"{pointer}/{name}", f"{name} must be a plain name, not {_show(anchor)}")
+            if anchor is not None and not (isinstance(anchor, str) and re.fullmatch(ANCHOR_PATTERN, anchor)):
+                raise self.fail(f"{pointer}/{name}", f"{name} must be a plain name, not {show(anchor)}")
 
         dialect = self.dialects.get(base, self.default_dialect)
         active = dialect.active
-        keywords: list[_Keyword] = []
+        keywords: list[Keyword] = []
         allowed = None
         for keyword in schema:
             method = _KEYWORDS.get(keyword)
             if method is None or keyword not in active:
                 if dialect.refuses(keyword):
-                    raise self.fail(f"{pointer}/{_escape(keyword)}", f"unknown keyword {keyword!r}: no vocabulary "
+                    raise self.fail(f"{pointer}/{escape_token(keyword)}", f"unknown keyword {keyword!r}: no vocabulary "
                                     f"of the dialect defines it{did_you_mean(keyword)}")
                 continue  # annotations, keywords of vocabularies the dialect leaves out
             if keyword == "format" and not dialect.formats:
                 continue
-            compiled = method(self, node, schema, base, f"{pointer}/{_escape(keyword)}")
+            compiled = method(self, node, schema, base, f"{pointer}/{escape_token(keyword)}")
             if compiled is None:
                 continue
             if keyword == "type":
@@ -183,21 +183,21 @@ class _Compiler(ReferenceIndex, ApplicatorKeywords, LimitKeywords, StringKeyword
         ordered = sorted(keywords, key=lambda k: k.cost)
         integer_floats = allowed is not None and int in allowed and float not in allowed
         table = {}
-        for kind in (str, int, float, bool, _NoneType, list, dict):
+        for kind in (str, int, float, bool, NoneType, list, dict):
             checks = [k.check for k in ordered if k.kinds is None or kind in k.kinds]
             if allowed is not None and kind not in allowed:
                 if kind is float and integer_floats:
                     checks.insert(0, float.is_integer)
                 else:
-                    checks = [_false]
-            table[kind] = _conjoin(checks)
+                    checks = [never_valid]
+            table[kind] = conjoin(checks)
         first = table[str]
         if all(check is first for check in table.values()):
             return first  # no type-specific keywords: skip the dispatch
         lookup = table.get
 
         def fallback(value):
-            return table[_base_type(value)](value)
+            return table[base_type(value)](value)
 
         def check(value):
             return lookup(type(value), fallback)(value)
@@ -205,14 +205,14 @@ class _Compiler(ReferenceIndex, ApplicatorKeywords, LimitKeywords, StringKeyword
 
     @staticmethod
     def assemble_collect(keywords):
-        steps = tuple((k.kinds, k.collect) for k in keywords if k.collect is not _collect_nothing)
+        steps = tuple((k.kinds, k.collect) for k in keywords if k.collect is not collect_nothing)
         if not steps:
-            return _collect_nothing
+            return collect_nothing
 
         def collect(value, path, out):
             kind = type(value)
-            if kind not in _JSON_TYPES:
-                kind = _base_type(value)
+            if kind not in JSON_TYPES:
+                kind = base_type(value)
             for kinds, step in steps:
                 if kinds is None or kind in kinds:
                     step(value, path, out)
@@ -254,46 +254,46 @@ class _Compiler(ReferenceIndex, ApplicatorKeywords, LimitKeywords, StringKeyword
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         if type(value) is not int or value < 0:
-            raise self.fail(where, f"{keyword} must be a non-negative integer, not {_show(value)}")
+            raise self.fail(where, f"{keyword} must be a non-negative integer, not {show(value)}")
         return value
 
     def number(self, schema, keyword, where):
         value = schema[keyword]
-        if type(value) not in _NUMBER:
-            raise self.fail(where, f"{keyword} must be a number, not {_show(value)}")
+        if type(value) not in NUMBER_TYPES:
+            raise self.fail(where, f"{keyword} must be a number, not {show(value)}")
         return value
 
-    def subschema(self, node, schema, keyword, where, base, *, inplace=False) -> _Node:
+    def subschema(self, node, schema, keyword, where, base, *, inplace=False) -> Node:
         value = schema[keyword]
         if not isinstance(value, (dict, bool)):
-            raise self.fail(where, f"{keyword} must be a schema (an object or a boolean), not {_show(value)}")
+            raise self.fail(where, f"{keyword} must be a schema (an object or a boolean), not {show(value)}")
         sub = self.child(value, where, base)
         if inplace:
             node.inplace.append(sub)
         return sub
 
-    def subschema_list(self, node, schema, keyword, where, base, *, inplace=False) -> list[_Node]:
+    def subschema_list(self, node, schema, keyword, where, base, *, inplace=False) -> list[Node]:
         value = schema[keyword]
         if not isinstance(value, list) or not value:
             raise self.fail(where, f"{keyword} must be a non-empty array of schemas")
         subs = []
         for position, member in enumerate(value):
             if not isinstance(member, (dict, bool)):
-                raise self.fail(f"{where}/{position}", f"{keyword} entries must be schemas, not {_show(member)}")
+                raise self.fail(f"{where}/{position}", f"{keyword} entries must be schemas, not {show(member)}")
             subs.append(self.child(member, f"{where}/{position}", base))
         if inplace:
             node.inplace.extend(subs)
         return subs
 
-    def subschema_map(self, node, schema, keyword, where, base, *, inplace=False) -> dict[str, _Node]:
+    def subschema_map(self, node, schema, keyword, where, base, *, inplace=False) -> dict[str, Node]:
         value = schema[keyword]
         if not isinstance(value, dict):
             raise self.fail(where, f"{keyword} must be an object whose values are schemas")
         subs = {}
         for name, member in value.items():
             if not isinstance(member, (dict, bool)):
-                raise self.fail(f"{where}/{_escape(name)}", f"{keyword} values must be schemas, not {_show(member)}")
-            subs[name] = self.child(member, f"{where}/{_escape(name)}", base)
+                raise self.fail(f"{where}/{escape_token(name)}", f"{keyword} values must be schemas, not {show(member)}")
+            subs[name] = self.child(member, f"{where}/{escape_token(name)}", base)
         if inplace:
             node.inplace.extend(subs.values())
         return subs
@@ -320,8 +320,8 @@ def _grouped(keyword, leader):
     return method
 
 
-_KEYWORDS = {name[3:]: getattr(_Compiler, name) for name in dir(_Compiler) if name.startswith("kw_")}
+_KEYWORDS = {name[3:]: getattr(Compiler, name) for name in dir(Compiler) if name.startswith("kw_")}
 _KEYWORDS["$ref"] = _KEYWORDS.pop("ref")
 _KEYWORDS["$dynamicRef"] = _KEYWORDS.pop("dynamicRef")
 _PROPERTY_GROUP = ("properties", "patternProperties", "additionalProperties")
-_KEYWORDS.update({name: _grouped(_PROPERTY_GROUP, _Compiler.kw_properties) for name in _PROPERTY_GROUP})
+_KEYWORDS.update({name: _grouped(_PROPERTY_GROUP, Compiler.kw_properties) for name in _PROPERTY_GROUP})

@@ -14,8 +14,8 @@ to the same closures as before and pay nothing.
 
 from __future__ import annotations
 
-from .instances import _show
-from .nodes import _Keyword
+from .instances import show
+from .nodes import Keyword
 
 _SCOPE_CLASS = None
 
@@ -65,7 +65,7 @@ def dynamic_ref(self, node, schema, base, where):
     """The compiled ``$dynamicRef`` of *node* (``self`` is the compiler)."""
     ref = schema["$dynamicRef"]
     if not isinstance(ref, str):
-        raise self.fail(where, f"$dynamicRef must be a string, not {_show(ref)}")
+        raise self.fail(where, f"$dynamicRef must be a string, not {show(ref)}")
     pointer = self.resolve(ref, base, where)
     target = self.node(pointer)
     node.inplace.append(target)
@@ -74,7 +74,7 @@ def dynamic_ref(self, node, schema, base, where):
     if self.located[pointer][1] not in anchors or anchors.get(self.located[pointer][1]) != pointer:
         # not (bookended by) a $dynamicAnchor: exactly a $ref
         check, collect, annotate = self.enter(target, base)
-        return _Keyword(None, 2, check, collect, lambda value, props, items: annotate(value, props, items))
+        return Keyword(None, 2, check, collect, lambda value, props, items: annotate(value, props, items))
     candidates = {}
     for resource, anchor_pointer in anchors.items():
         candidate = self.node(anchor_pointer)
@@ -98,4 +98,4 @@ def dynamic_ref(self, node, schema, base, where):
 
     def annotate(value, props, items):
         pick()[2](value, props, items)
-    return _Keyword(None, 2, check, collect, annotate)
+    return Keyword(None, 2, check, collect, annotate)

@@ -22,7 +22,7 @@ from json.decoder import scanstring
 from pathlib import Path
 
 from ..errors import AliceError
-from .instances import _escape
+from .instances import escape_token
 from .registry import Registry, load_document
 from .report import SchemaError
 from .validator import Validator
@@ -108,7 +108,7 @@ def pointer_lines(text: str) -> dict[str, int]:
             while True:
                 position = space(position)
                 key, after = scanstring(text, position + 1)
-                member = f"{pointer}/{_escape(key)}"
+                member = f"{pointer}/{escape_token(key)}"
                 lines[member] = line(position)
                 position = space(after) + 1  # the ':'
                 position = space(value(position, member))

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import re
 
-from .instances import _pointer, _show
-from .nodes import _STR, _Keyword
+from .instances import json_pointer, show
+from .nodes import STRINGS, Keyword
 from .report import Violation
 
 _DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})\Z")
@@ -211,12 +211,12 @@ def format_keyword(self, node, schema, base, where):
     """The compiled asserting ``format`` (``self`` is the compiler)."""
     name = schema["format"]
     if not isinstance(name, str):
-        raise self.fail(where, f"format must be a string, not {_show(name)}")
+        raise self.fail(where, f"format must be a string, not {show(name)}")
     check = _checkers().get(name)
     if check is None:
         return None  # an unknown format asserts nothing
 
     def collect(value, path, out):
         if not check(value):
-            out.append(Violation(_pointer(path), where, f"{_show(value)} is not a valid {name}"))
-    return _Keyword(_STR, 1, check, collect)
+            out.append(Violation(json_pointer(path), where, f"{show(value)} is not a valid {name}"))
+    return Keyword(STRINGS, 1, check, collect)

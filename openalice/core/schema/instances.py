@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-_NoneType = type(None)
-_JSON_TYPES = frozenset((str, int, float, bool, _NoneType, list, dict))
-_NUMBER = (int, float)
-_TYPE_NAMES = {
+NoneType = type(None)
+JSON_TYPES = frozenset((str, int, float, bool, NoneType, list, dict))
+NUMBER_TYPES = (int, float)
+TYPES_BY_NAME = {
     "string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,),
-    "null": (_NoneType,), "array": (list,), "object": (dict,),
+    "null": (NoneType,), "array": (list,), "object": (dict,),
 }
-_MISSING = object()
+MISSING = object()
 
 
-def _base_type(value) -> type:
+def base_type(value) -> type:
     """The JSON Python type a subclass (or a tuple) stands for."""
     if isinstance(value, bool):
         return bool
@@ -24,18 +24,18 @@ def _base_type(value) -> type:
     raise TypeError(f"cannot validate a {type(value).__name__}: it is not a JSON value")
 
 
-def _json_type_name(value) -> str:
+def json_type_name(value) -> str:
     try:
-        base = type(value) if type(value) in _JSON_TYPES else _base_type(value)
+        base = type(value) if type(value) in JSON_TYPES else base_type(value)
     except TypeError:
         return type(value).__name__
     if base is float and value.is_integer():
         return "integer"
-    return {str: "string", int: "integer", float: "number", bool: "boolean", _NoneType: "null",
+    return {str: "string", int: "integer", float: "number", bool: "boolean", NoneType: "null",
             list: "array", dict: "object"}[base]
 
 
-def _freeze(value):
+def freeze(value):
     """A hashable key equal for JSON-equal values and only for them.
 
     Strings and numbers stand for themselves (1 and 1.0 hash and compare
@@ -47,13 +47,13 @@ def _freeze(value):
     if kind is bool:
         return ("b", value)
     if kind is list or kind is tuple:
-        return ("l", tuple(map(_freeze, value)))
+        return ("l", tuple(map(freeze, value)))
     if kind is dict:
-        return ("o", frozenset((k, _freeze(v)) for k, v in value.items()))
-    return _freeze(_base_type(value)(value))
+        return ("o", frozenset((k, freeze(v)) for k, v in value.items()))
+    return freeze(base_type(value)(value))
 
 
-def _show(value, depth: int = 0) -> str:
+def show(value, depth: int = 0) -> str:
     """A short rendering of an instance value for messages."""
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -68,7 +68,7 @@ def _show(value, depth: int = 0) -> str:
             return "[]"
         if depth >= 2:
             return "[...]"
-        parts = [_show(item, depth + 1) for item in value[:3]]
+        parts = [show(item, depth + 1) for item in value[:3]]
         if len(value) > 3:
             parts.append("...")
         return "[" + ", ".join(parts) + "]"
@@ -77,16 +77,16 @@ def _show(value, depth: int = 0) -> str:
             return "{}"
         if depth >= 2:
             return "{...}"
-        parts = [f"{_show(k, 2)}: {_show(v, depth + 1)}" for k, v in list(value.items())[:3]]
+        parts = [f"{show(k, 2)}: {show(v, depth + 1)}" for k, v in list(value.items())[:3]]
         if len(value) > 3:
             parts.append("...")
         return "{" + ", ".join(parts) + "}"
     return repr(value)
 
 
-def _escape(token) -> str:
+def escape_token(token) -> str:
     return str(token).replace("~", "~0").replace("/", "~1")
 
 
-def _pointer(path: tuple) -> str:
-    return "".join("/" + _escape(token) for token in path)
+def json_pointer(path: tuple) -> str:
+    return "".join("/" + escape_token(token) for token in path)

@@ -11,8 +11,8 @@ from __future__ import annotations
 import operator
 from functools import partial
 
-from .instances import _pointer, _show
-from .nodes import _ARR, _NUM, _OBJ, _STR, _Keyword
+from .instances import json_pointer, show
+from .nodes import ARRAYS, NUMBERS, OBJECTS, STRINGS, Keyword
 from .report import Violation
 
 
@@ -31,8 +31,8 @@ def _size_limit(keyword: str, kinds: tuple, at_least: bool, describe):
         def collect(value, path, out):
             size = len(value)
             if (size < limit) if at_least else (size > limit):
-                out.append(Violation(_pointer(path), where, describe(value, size, limit)))
-        return _Keyword(kinds, 0, check, collect)
+                out.append(Violation(json_pointer(path), where, describe(value, size, limit)))
+        return Keyword(kinds, 0, check, collect)
     method.__name__ = method.__qualname__ = f"kw_{keyword}"
     return method
 
@@ -47,8 +47,8 @@ def _bound(keyword: str, limit_holds, relation: str):
 
         def collect(value, path, out):
             if not check(value):
-                out.append(Violation(_pointer(path), where, f"{_show(value)} is {relation} {_show(limit)}"))
-        return _Keyword(_NUM, 0, check, collect)
+                out.append(Violation(json_pointer(path), where, f"{show(value)} is {relation} {show(limit)}"))
+        return Keyword(NUMBERS, 0, check, collect)
     method.__name__ = method.__qualname__ = f"kw_{keyword}"
     return method
 
@@ -56,17 +56,17 @@ def _bound(keyword: str, limit_holds, relation: str):
 class LimitKeywords:
     __slots__ = ()
 
-    kw_minLength = _size_limit("minLength", _STR, True, lambda value, size, limit:
-                               f"{_show(value)} is shorter than {limit} character(s)")
-    kw_maxLength = _size_limit("maxLength", _STR, False, lambda value, size, limit:
-                               f"{_show(value)} is longer than {limit} character(s)")
-    kw_minItems = _size_limit("minItems", _ARR, True, lambda value, size, limit:
+    kw_minLength = _size_limit("minLength", STRINGS, True, lambda value, size, limit:
+                               f"{show(value)} is shorter than {limit} character(s)")
+    kw_maxLength = _size_limit("maxLength", STRINGS, False, lambda value, size, limit:
+                               f"{show(value)} is longer than {limit} character(s)")
+    kw_minItems = _size_limit("minItems", ARRAYS, True, lambda value, size, limit:
                               f"array has {size} item(s), fewer than the minimum of {limit}")
-    kw_maxItems = _size_limit("maxItems", _ARR, False, lambda value, size, limit:
+    kw_maxItems = _size_limit("maxItems", ARRAYS, False, lambda value, size, limit:
                               f"array has {size} item(s), more than the maximum of {limit}")
-    kw_minProperties = _size_limit("minProperties", _OBJ, True, lambda value, size, limit:
+    kw_minProperties = _size_limit("minProperties", OBJECTS, True, lambda value, size, limit:
                                    f"object has {size} propert(ies), fewer than the minimum of {limit}")
-    kw_maxProperties = _size_limit("maxProperties", _OBJ, False, lambda value, size, limit:
+    kw_maxProperties = _size_limit("maxProperties", OBJECTS, False, lambda value, size, limit:
                                    f"object has {size} propert(ies), more than the maximum of {limit}")
 
     kw_minimum = _bound("minimum", operator.le, "less than the minimum of")
@@ -78,7 +78,7 @@ class LimitKeywords:
     def kw_multipleOf(self, node, schema, base, where):
         divisor = self.number(schema, "multipleOf", where)
         if divisor <= 0:
-            raise self.fail(where, f"multipleOf must be greater than 0, not {_show(divisor)}")
+            raise self.fail(where, f"multipleOf must be greater than 0, not {show(divisor)}")
         if isinstance(divisor, float) and divisor.is_integer() and abs(divisor) < 2 ** 63:
             divisor = int(divisor)
         exact = _decimal_fraction(divisor)
@@ -90,8 +90,8 @@ class LimitKeywords:
 
         def collect(value, path, out):
             if not check(value):
-                out.append(Violation(_pointer(path), where, f"{_show(value)} is not a multiple of {_show(divisor)}"))
-        return _Keyword(_NUM, 0, check, collect)
+                out.append(Violation(json_pointer(path), where, f"{show(value)} is not a multiple of {show(divisor)}"))
+        return Keyword(NUMBERS, 0, check, collect)
 
 
 def _decimal_fraction(number):

@@ -1,27 +1,27 @@
-"""The compiled forms: a schema location (:class:`_Node`), a keyword
-(:class:`_Keyword`) and how boolean checks combine."""
+"""The compiled forms: a schema location (:class:`Node`), a keyword
+(:class:`Keyword`) and how boolean checks combine."""
 
 from __future__ import annotations
 
 
-def _true(value) -> bool:
+def always_valid(value) -> bool:
     return True
 
 
-def _false(value) -> bool:
+def never_valid(value) -> bool:
     return False
 
 
-def _collect_nothing(value, path, out) -> None:
+def collect_nothing(value, path, out) -> None:
     return None
 
 
-def _conjoin(checks):
-    checks = [c for c in checks if c is not _true]
-    if any(c is _false for c in checks):
-        return _false
+def conjoin(checks):
+    checks = [c for c in checks if c is not always_valid]
+    if any(c is never_valid for c in checks):
+        return never_valid
     if not checks:
-        return _true
+        return always_valid
     if len(checks) == 1:
         return checks[0]
     if len(checks) == 2:
@@ -40,7 +40,7 @@ def _conjoin(checks):
     return conjunction
 
 
-class _Node:
+class Node:
     """One compiled schema location; ``check`` is None while it is being compiled.
 
     ``keywords`` are its compiled keywords; ``annotate`` (built on first use,
@@ -54,7 +54,7 @@ class _Node:
         self.pointer = pointer
         self.check = None
         self.collect = None
-        self.inplace: list[_Node] = []  # subschemas applied to the same instance (for cycle detection)
+        self.inplace: list[Node] = []  # subschemas applied to the same instance (for cycle detection)
         self.keywords: tuple = ()
         self.scope = None
         self._annotate = None
@@ -82,7 +82,7 @@ class _Node:
         return annotate(value, props, items)
 
 
-class _Keyword:
+class Keyword:
     """A compiled keyword: the instance types it applies to (None: all), how
     expensive it is (cheap checks run first), a checker and an error collector."""
 
@@ -96,4 +96,4 @@ class _Keyword:
         self.annotate = annotate  # (value, props, items) -> None, for a valid value; None: no annotations
 
 
-_STR, _NUM, _ARR, _OBJ = (str,), (int, float), (list,), (dict,)
+STRINGS, NUMBERS, ARRAYS, OBJECTS = (str,), (int, float), (list,), (dict,)

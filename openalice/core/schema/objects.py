@@ -4,8 +4,8 @@ and ``additionalProperties``, ``propertyNames``, ``dependentRequired`` and
 
 from __future__ import annotations
 
-from .instances import _MISSING, _escape, _pointer, _show
-from .nodes import _OBJ, _collect_nothing, _false, _Keyword, _true
+from .instances import MISSING, escape_token, json_pointer, show
+from .nodes import OBJECTS, Keyword, always_valid, collect_nothing, never_valid
 from .report import Violation
 
 
@@ -16,7 +16,7 @@ class ObjectKeywords:
     def kw_required(self, node, schema, base, where):
         names = schema["required"]
         if not isinstance(names, list) or any(not isinstance(n, str) for n in names):
-            raise self.fail(where, f"required must be an array of strings, not {_show(names)}")
+            raise self.fail(where, f"required must be an array of strings, not {show(names)}")
         if not names:
             return None
         wanted = frozenset(names)
@@ -28,8 +28,8 @@ class ObjectKeywords:
         def collect(value, path, out):
             for name in ordered:
                 if name not in value:
-                    out.append(Violation(_pointer(path), where, f"{_show(name)} is a required property"))
-        return _Keyword(_OBJ, 0, check, collect)
+                    out.append(Violation(json_pointer(path), where, f"{show(name)} is a required property"))
+        return Keyword(OBJECTS, 0, check, collect)
 
     def kw_properties(self, node, schema, base, where):
         """properties, patternProperties and additionalProperties, evaluated together."""
@@ -40,7 +40,7 @@ class ObjectKeywords:
         if "patternProperties" in schema:
             for source, sub in self.subschema_map(node, schema, "patternProperties", f"{parent}/patternProperties",
                                                   base).items():
-                rx = self.pattern(source, f"{parent}/patternProperties/{_escape(source)}")
+                rx = self.pattern(source, f"{parent}/patternProperties/{escape_token(source)}")
                 patterns.append((rx.search, sub.checker(), sub.collector()))
         additional = extra_where = None
         if "additionalProperties" in schema:
@@ -64,10 +64,10 @@ class ObjectKeywords:
             for name in value:
                 if name in checks or any(search(name) is not None for search in searches):
                     props.add(name)
-        if extra is _true and not pattern_checks:
+        if extra is always_valid and not pattern_checks:
             extra = None  # additionalProperties: true changes nothing (but evaluates every property)
         if not checks and not pattern_checks and extra is None:
-            return _Keyword(_OBJ, 2, _true, _collect_nothing, annotate)  # annotations only
+            return Keyword(OBJECTS, 2, always_valid, collect_nothing, annotate)  # annotations only
         if not pattern_checks and extra is None:
             pairs = tuple(checks.items())
             size = len(pairs)
@@ -80,11 +80,11 @@ class ObjectKeywords:
                             return False
                     return True
                 for name, sub in pairs:
-                    item = value.get(name, _MISSING)
-                    if item is not _MISSING and not sub(item):
+                    item = value.get(name, MISSING)
+                    if item is not MISSING and not sub(item):
                         return False
                 return True
-        elif not pattern_checks and extra is _false:
+        elif not pattern_checks and extra is never_valid:
             def check(value):
                 for name, item in value.items():
                     sub = lookup(name)
@@ -114,7 +114,7 @@ class ObjectKeywords:
                         return False
                 return True
 
-        extra_is_false = extra is _false
+        extra_is_false = extra is never_valid
 
         def collect(value, path, out):
             for name, item in value.items():
@@ -129,16 +129,16 @@ class ObjectKeywords:
                         pattern_step(item, path + (name,), out)
                 if not matched and extra_collect is not None:
                     if extra_is_false:
-                        out.append(Violation(_pointer(path + (name,)), extra_where,
-                                             f"unexpected property {_show(name)}"))
+                        out.append(Violation(json_pointer(path + (name,)), extra_where,
+                                             f"unexpected property {show(name)}"))
                     else:
                         extra_collect(item, path + (name,), out)
-        return _Keyword(_OBJ, 2, check, collect, annotate)
+        return Keyword(OBJECTS, 2, check, collect, annotate)
 
     def kw_propertyNames(self, node, schema, base, where):
         sub = self.subschema(node, schema, "propertyNames", where, base)
         inner, step = sub.checker(), sub.collector()
-        if inner is _true:
+        if inner is always_valid:
             return None
 
         def check(value):
@@ -148,13 +148,13 @@ class ObjectKeywords:
             return True
 
         def collect(value, path, out):
-            here = _pointer(path)
+            here = json_pointer(path)
             for name in value:
                 found: list[Violation] = []
                 step(name, (), found)
                 for violation in found:
                     out.append(Violation(here, violation.keyword_path, f"property name {violation.message}"))
-        return _Keyword(_OBJ, 2, check, collect)
+        return Keyword(OBJECTS, 2, check, collect)
 
     def kw_dependentRequired(self, node, schema, base, where):
         rules = schema["dependentRequired"]
@@ -176,9 +176,9 @@ class ObjectKeywords:
                 if name in value:
                     for need in needs:
                         if need not in value:
-                            out.append(Violation(_pointer(path), f"{where}/{_escape(name)}",
-                                                 f"{_show(need)} is required when {_show(name)} is present"))
-        return _Keyword(_OBJ, 0, check, collect)
+                            out.append(Violation(json_pointer(path), f"{where}/{escape_token(name)}",
+                                                 f"{show(need)} is required when {show(name)} is present"))
+        return Keyword(OBJECTS, 0, check, collect)
 
     def kw_dependentSchemas(self, node, schema, base, where):
         subs = self.subschema_map(node, schema, "dependentSchemas", where, base, inplace=True)
@@ -201,4 +201,4 @@ class ObjectKeywords:
                 for name, sub in annotators:
                     if name in value:
                         sub(value, props, items)
-        return _Keyword(_OBJ, 2, check, collect, annotate)
+        return Keyword(OBJECTS, 2, check, collect, annotate)

@@ -6,9 +6,9 @@ one the registry does not hold is refused when the schema is compiled."""
 
 from __future__ import annotations
 
-from .instances import _escape
+from .instances import escape_token
 
-_ANCHOR = r"[A-Za-z_][-A-Za-z0-9._]*"
+ANCHOR_PATTERN = r"[A-Za-z_][-A-Za-z0-9._]*"
 
 
 def _has_scheme(ref: str) -> bool:
@@ -85,12 +85,12 @@ class ReferenceIndex:
             return
         for keyword in _ONE_SCHEMA:
             if keyword in schema:
-                self.index(schema[keyword], f"{pointer}/{_escape(keyword)}", base)
+                self.index(schema[keyword], f"{pointer}/{escape_token(keyword)}", base)
         for keyword in _SCHEMA_MAP:
             members = schema.get(keyword)
             if isinstance(members, dict):
                 for name, member in members.items():
-                    self.index(member, f"{pointer}/{_escape(keyword)}/{_escape(name)}", base)
+                    self.index(member, f"{pointer}/{escape_token(keyword)}/{escape_token(name)}", base)
         for keyword in _SCHEMA_LIST:
             members = schema.get(keyword)
             if isinstance(members, list):
@@ -145,7 +145,7 @@ class ReferenceIndex:
             return target
         from urllib.parse import unquote  # lazy: 2 ms at start-up; only pointer $refs need it
         tokens = [t.replace("~1", "/").replace("~0", "~") for t in unquote(fragment)[1:].split("/")]
-        target = start + "".join("/" + _escape(t) for t in tokens)
+        target = start + "".join("/" + escape_token(t) for t in tokens)
         if target in self.located:
             return target
         value, enclosing = self.located[start]

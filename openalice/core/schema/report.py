@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..errors import InvalidInput
-from .instances import _pointer
+from .instances import json_pointer
 
 
 class SchemaError(InvalidInput):
@@ -37,7 +37,7 @@ class Violation(tuple):
                 f"message={self[2]!r})")
 
 
-def _too_deep(instance, file) -> InvalidInput:
+def too_deep_error(instance, file) -> InvalidInput:
     depth, stack = 0, [(instance, 1)]
     while stack:
         value, level = stack.pop()
@@ -49,10 +49,10 @@ def _too_deep(instance, file) -> InvalidInput:
                         code="too_deep", file=file, field="/")
 
 
-def _closest(collectors, value, path) -> str:
+def closest_alternative(collectors, value, path) -> str:
     """A hint naming the first problem of the most plausible alternative: one
     whose ``type`` fits the value, then the one with the fewest problems."""
-    here = _pointer(path)
+    here = json_pointer(path)
     best = best_rank = None
     for step in collectors:
         found: list[Violation] = []

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .instances import _pointer, _show
-from .nodes import _STR, _Keyword
+from .instances import json_pointer, show
+from .nodes import STRINGS, Keyword
 from .report import Violation
 
 
@@ -13,7 +13,7 @@ class StringKeywords:
     def kw_pattern(self, node, schema, base, where):
         source = schema["pattern"]
         if not isinstance(source, str):
-            raise self.fail(where, f"pattern must be a string, not {_show(source)}")
+            raise self.fail(where, f"pattern must be a string, not {show(source)}")
         search = self.pattern(source, where).search
 
         def check(value):
@@ -21,5 +21,5 @@ class StringKeywords:
 
         def collect(value, path, out):
             if search(value) is None:
-                out.append(Violation(_pointer(path), where, f"{_show(value)} does not match '{source}'"))
-        return _Keyword(_STR, 1, check, collect)
+                out.append(Violation(json_pointer(path), where, f"{show(value)} does not match '{source}'"))
+        return Keyword(STRINGS, 1, check, collect)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from ..errors import InvalidInput
-from .compiler import _Compiler
-from .instances import _json_type_name
-from .report import SchemaError, Violation, _too_deep
+from .compiler import Compiler
+from .instances import json_type_name
+from .report import SchemaError, Violation, too_deep_error
 
 
 class Validator:
@@ -25,10 +25,10 @@ class Validator:
         self.schema = schema
         self.source = source
         if not isinstance(schema, (dict, bool)):
-            raise SchemaError(f"a schema must be a JSON object or a boolean, not {_json_type_name(schema)}",
+            raise SchemaError(f"a schema must be a JSON object or a boolean, not {json_type_name(schema)}",
                               file=source, field="/")
         try:
-            root = _Compiler(schema, source, registry=registry, uri=uri, formats=format_assertion,
+            root = Compiler(schema, source, registry=registry, uri=uri, formats=format_assertion,
                              unknown=unknown_keywords).compile()
         except RecursionError:
             raise SchemaError("the schema is nested too deeply to compile", file=source, field="/") from None
@@ -43,7 +43,7 @@ class Validator:
         try:
             return self._check(instance)
         except RecursionError:
-            raise _too_deep(instance, None) from None
+            raise too_deep_error(instance, None) from None
 
     def errors(self, instance) -> list[Violation]:
         """Every violation, in schema keyword order (deterministic); [] if valid."""
@@ -51,7 +51,7 @@ class Validator:
         try:
             self._collect(instance, (), found)
         except RecursionError:
-            raise _too_deep(instance, None) from None
+            raise too_deep_error(instance, None) from None
         return found
 
     def validate(self, instance, *, file=None) -> None:
@@ -66,7 +66,7 @@ class Validator:
             found: list[Violation] = []
             self._collect(instance, (), found)
         except RecursionError:
-            raise _too_deep(instance, file) from None
+            raise too_deep_error(instance, file) from None
         if not found:  # the two compiled forms disagree: a bug, but never pass silently
             found = [Violation("", "", "the value does not match the schema")]
         first = found[0]

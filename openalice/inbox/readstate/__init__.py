@@ -52,13 +52,7 @@ the watermark check and rebuild) and :mod:`.marks` (every change, and the
 counts).
 """
 
-from .document import (  # noqa: F401
-           VERSION,
-           ReadState,
-           _prefix_intact,
-           load,
-           read_marks,
-)
+from .document import VERSION, ReadState, load, read_marks
 from .marks import counts, forget, mark_all_read, mark_read, mark_unread
 
 __all__ = ["VERSION", "ReadState", "load", "read_marks", "mark_read", "mark_unread", "mark_all_read",

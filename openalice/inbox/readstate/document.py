@@ -114,7 +114,7 @@ def _parse(data: object, store: InboxStore) -> tuple[ReadState, bool]:
     return ReadState(watermark, segments, unread, read), False
 
 
-def _load_strict(store: InboxStore) -> tuple[ReadState, bool]:
+def load_strict(store: InboxStore) -> tuple[ReadState, bool]:
     data = fs.read_json(store.read_state_path, missing=None)
     if data is None:
         return ReadState(), False
@@ -126,7 +126,7 @@ def load(store: InboxStore) -> ReadState:
     corrupt sidecar reads as nothing read and is reported through
     ``store.problems``."""
     try:
-        return _load_strict(store)[0]
+        return load_strict(store)[0]
     except InvalidInput as exc:
         store.read_state_problem = (f"{exc.message}; every entry counts as unread until "
                                     "'mark-all-read' sets the file aside and starts a new one")
@@ -143,7 +143,7 @@ def read_marks(store: InboxStore) -> dict[str, int]:
 # -- the prefix -----------------------------------------------------------------------
 
 
-def _prefix_intact(store: InboxStore, state: ReadState) -> bool:
+def prefix_intact(store: InboxStore, state: ReadState) -> bool:
     """Is the line at the watermark still its entry?  (A delete or an edit
     before it moves every later line.)  One short read."""
     wm = state.watermark
@@ -153,13 +153,13 @@ def _prefix_intact(store: InboxStore, state: ReadState) -> bool:
     return record is not None and record.get("id") == wm["id"]
 
 
-def _tail(store: InboxStore, state: ReadState) -> list[Entry] | None:
+def tail_after_watermark(store: InboxStore, state: ReadState) -> list[Entry] | None:
     """The valid entries after the watermark's prefix (all of them without a
     watermark), or None when the prefix is no longer the one recorded."""
     wm = state.watermark
     if wm is None:
         return list(store.iter_oldest())
-    if not _prefix_intact(store, state):
+    if not prefix_intact(store, state):
         return None
     for problem in wm.get("problems", ()):
         store.note_problem(problem["offset"], problem["reason"])
@@ -168,7 +168,7 @@ def _tail(store: InboxStore, state: ReadState) -> list[Entry] | None:
     return list(tail)
 
 
-def _rebuild(store: InboxStore, state: ReadState) -> ReadState:
+def rebuild_state(store: InboxStore, state: ReadState) -> ReadState:
     """The same marks with the prefix recomputed from the whole file (after a
     delete or a hand edit moved it): every entry keeps its read state."""
     entries = list(store.iter_oldest())
@@ -178,7 +178,7 @@ def _rebuild(store: InboxStore, state: ReadState) -> ReadState:
         return ReadState(read={e.id: state.get(e.id) for e in entries if e.id in state})
     last = covered[-1]
     prefix = [e for e in entries if e.offset <= last.offset]
-    new = ReadState(_watermark(store, last, len(prefix)),
+    new = ReadState(watermark_of(store, last, len(prefix)),
                     [{"through": t, "readAt": r} for t, r in zip(state.throughs, state.times)])
     for entry in entries:
         read_at = state.get(entry.id)
@@ -191,10 +191,10 @@ def _rebuild(store: InboxStore, state: ReadState) -> ReadState:
     return new
 
 
-def _watermark(store: InboxStore, last: Entry, entries: int) -> dict:
+def watermark_of(store: InboxStore, last: Entry, entries: int) -> dict:
     """The watermark closing the prefix at ``last``, with the bad lines seen
     before it (those an older watermark recorded are noted on the store by
-    :func:`_tail`)."""
+    :func:`tail_after_watermark`)."""
     problems = [{"offset": p["offset"], "reason": p["reason"]} for p in store.problems
                 if p["file"] == str(store.entries_path) and p["offset"] < last.offset]
     return {"line": last.offset, "id": last.id, "entries": entries, "problems": problems}
@@ -218,7 +218,7 @@ def _from_v1(store: InboxStore, marks: dict[str, int]) -> ReadState:
     if not entries:
         return ReadState()
     last = entries[-1]
-    new = ReadState(_watermark(store, last, len(entries)) if segments else None, segments)
+    new = ReadState(watermark_of(store, last, len(entries)) if segments else None, segments)
     for entry in entries:
         read_at = marks.get(entry.id)
         if read_at is None:
@@ -229,11 +229,11 @@ def _from_v1(store: InboxStore, marks: dict[str, int]) -> ReadState:
     return new
 
 
-def _current(store: InboxStore, data: object) -> ReadState:
+def current_state(store: InboxStore, data: object) -> ReadState:
     """The state to change: version 1 migrated, a moved prefix recomputed."""
     state, v1 = _parse(data, store)
     if v1:
         return _from_v1(store, state.read)
-    if not _prefix_intact(store, state):
-        return _rebuild(store, state)
+    if not prefix_intact(store, state):
+        return rebuild_state(store, state)
     return state

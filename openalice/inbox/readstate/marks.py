@@ -8,7 +8,16 @@ from openalice.core.errors import InvalidInput
 
 from .. import counter
 from ..store import Entry, InboxStore, is_entry_id
-from .document import VERSION, ReadState, _current, _load_strict, _rebuild, _tail, _watermark, load
+from .document import (
+    VERSION,
+    ReadState,
+    current_state,
+    load,
+    load_strict,
+    rebuild_state,
+    tail_after_watermark,
+    watermark_of,
+)
 
 # -- changing -------------------------------------------------------------------------
 
@@ -23,7 +32,7 @@ def _update(store: InboxStore, change, delta: list | None = None) -> ReadState:
     result: list[ReadState] = []
 
     def apply(data: object) -> dict:
-        state = _current(store, data)
+        state = current_state(store, data)
         change(state)
         result.append(state)
         return state.document()
@@ -111,10 +120,10 @@ def _tally(store: InboxStore, state: ReadState) -> dict:
     """``{total, unread, workspaces: {ws: unread}, problems, readStateProblem}``
     from the files: the prefix's part from the watermark, the rest by reading
     the entries after it."""
-    tail = _tail(store, state)
+    tail = tail_after_watermark(store, state)
     if tail is None:  # the prefix moved (a delete, a hand edit): count everything
-        state = _rebuild(store, state)
-        tail = _tail(store, state)
+        state = rebuild_state(store, state)
+        tail = tail_after_watermark(store, state)
     total = 0
     workspaces: dict[str, int] = {}
     if state.watermark is not None:
@@ -184,7 +193,7 @@ def mark_all_read(store: InboxStore, *, now_ms: int, workspace_id: str | None = 
                 del state.unread[entry_id]
                 state.read[entry_id] = now_ms
                 marked[0] += 1
-        tail = _tail(store, state)
+        tail = tail_after_watermark(store, state)
         if not tail:
             return
         newest_grammar = None
@@ -205,7 +214,7 @@ def mark_all_read(store: InboxStore, *, now_ms: int, workspace_id: str | None = 
             state.throughs.append(newest_grammar)
             state.times.append(now_ms)
         if state.throughs:
-            state.watermark = _watermark(store, last, previous + len(tail))
+            state.watermark = watermark_of(store, last, previous + len(tail))
         else:  # only ids outside the grammar: their own marks, no watermark
             for entry in tail:
                 if entry.id in state.unread:
@@ -214,7 +223,7 @@ def mark_all_read(store: InboxStore, *, now_ms: int, workspace_id: str | None = 
     aside = None
     with fs.locked_file(store.read_state_path):  # re-entrant: _update takes it again
         try:
-            _load_strict(store)
+            load_strict(store)
         except InvalidInput:
             aside = fs.set_aside(store.read_state_path, f"corrupt-{_stamp(now_ms)}")
         written = _update(store, change)

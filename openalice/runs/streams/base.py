@@ -24,10 +24,10 @@ import json
 from collections import deque
 
 from .values import (
-    _HUGE,
-    _MISSING,
+    HUGE,
     JOURNAL_TEXT_LIMIT,
     MAX_BLOCKS,
+    MISSING,
     NAME_LIMIT,
     SCHEMA_VERSION,
     SESSION_ID_LIMIT,
@@ -35,12 +35,12 @@ from .values import (
     TOOL_STATUSES,
     VALUE_LIMIT,
     TurnEvent,
-    _clip_value,
-    _compact,
-    _decode,
-    _head_bytes,
-    _short,
     clip_text,
+    clip_value,
+    compact_json,
+    decode_line,
+    head_bytes,
+    short_name,
 )
 
 __all__ = [
@@ -104,7 +104,7 @@ class StreamNormalizer:
         """
         if self._finished:
             return []
-        text = _decode(line)
+        text = decode_line(line)
         for part in text.split("\n") if "\n" in text else (text,):
             self._feed_line(part.rstrip("\r"))
         return self._take_events()
@@ -228,7 +228,7 @@ class StreamNormalizer:
         for key, value in (("inputTokens", input_tokens), ("outputTokens", output_tokens),
                            ("costUsd", cost_usd)):
             # json.loads accepts NaN and Infinity; neither (nor a negative count) is usage.
-            if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < _HUGE:
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < HUGE:
                 self._usage[key] = self._usage.get(key, 0) + value
 
     def _text(self, text) -> None:
@@ -241,7 +241,7 @@ class StreamNormalizer:
     def _error(self, message) -> None:
         """Add an error block."""
         if not isinstance(message, str):
-            message = "" if message is None else _compact(message)
+            message = "" if message is None else compact_json(message)
         message = message.strip() or "unknown error"
         self._close_raw()
         key = ("error", message)
@@ -253,12 +253,12 @@ class StreamNormalizer:
         self._last_error_seq = self._seq
         self._events.append(TurnEvent("error", message=stored))
 
-    def _tool(self, tool_id, name, status: str, *, input=_MISSING, output=_MISSING) -> None:
+    def _tool(self, tool_id, name, status: str, *, input=MISSING, output=MISSING) -> None:
         """Add a tool block, or update the one with this id."""
         if status not in TOOL_STATUSES:
             status = "running"
-        tool_id = _short(tool_id)
-        name = _short(name)
+        tool_id = short_name(tool_id)
+        name = short_name(name)
         tool = self._tools.get(tool_id) if tool_id is not None else None
         if tool is None:
             self._close_raw()
@@ -278,7 +278,7 @@ class StreamNormalizer:
         if name and tool["name"] == "unknown":
             tool["name"] = name
         if tool.get("_dropped"):
-            input = output = _MISSING  # its block is gone; keep only its status
+            input = output = MISSING  # its block is gone; keep only its status
         self._store_io(tool, input, output)
         if status != tool["status"] and not (status == "running" and tool["status"] != "running"):
             self._set_tool_status(tool, status)
@@ -307,7 +307,7 @@ class StreamNormalizer:
                 continue
             # Keep the head of what still fits; only count the rest (a 10 MB
             # line must not be held in memory).
-            head = _head_bytes(data, room)
+            head = head_bytes(data, room)
             if head:
                 self._raw_parts.append(head)
                 self._raw_bytes = TEXT_LIMIT
@@ -351,9 +351,9 @@ class StreamNormalizer:
 
     def _store_io(self, tool: dict, input, output) -> None:
         for key, value in (("input", input), ("output", output)):
-            if value is _MISSING or value is None:
+            if value is MISSING or value is None:
                 continue
-            clipped, cut = _clip_value(value)
+            clipped, cut = clip_value(value)
             tool[key] = clipped
             self._truncated = self._truncated or cut
 
@@ -371,7 +371,7 @@ class StreamNormalizer:
             return text, False
         marker = f"\n…[truncated {self._raw_clipped} more bytes]"
         data = text.encode("utf-8")
-        return _head_bytes(data, TEXT_LIMIT - len(marker.encode("utf-8"))) + marker, True
+        return head_bytes(data, TEXT_LIMIT - len(marker.encode("utf-8"))) + marker, True
 
     def _close_raw(self) -> None:
         if self._raw_parts is None:

@@ -26,8 +26,8 @@ SESSION_ID_LIMIT = 256
 JOURNAL_TEXT_LIMIT = 4 * 1024  # text in a runtime.turn.text payload, like runtime.stopped's assistantText
 
 TOOL_STATUSES = ("running", "completed", "failed")
-_HUGE = 1e18
-_MISSING = object()
+HUGE = 1e18
+MISSING = object()
 
 
 @record_class(frozen=True)
@@ -74,14 +74,14 @@ def clip_text(text: str, limit: int) -> tuple[str, bool]:
     if len(data) <= limit:
         return text, False
     marker = f"\n…[truncated {len(data)} bytes to {limit}]"
-    return _head_bytes(data, limit - len(marker.encode("utf-8"))) + marker, True
+    return head_bytes(data, limit - len(marker.encode("utf-8"))) + marker, True
 
 
-def _head_bytes(data: bytes, size: int) -> str:
+def head_bytes(data: bytes, size: int) -> str:
     return data[:max(0, size)].decode("utf-8", "ignore")
 
 
-def _clip_value(value) -> tuple[object, bool]:
+def clip_value(value) -> tuple[object, bool]:
     """A tool input/output value within ``VALUE_LIMIT`` (a string when cut)."""
     if isinstance(value, str):
         return clip_text(value, VALUE_LIMIT)
@@ -106,14 +106,14 @@ def _clip_value(value) -> tuple[object, bool]:
     return clip_text(encoded, VALUE_LIMIT)
 
 
-def _short(value, limit: int = NAME_LIMIT) -> str | None:
+def short_name(value, limit: int = NAME_LIMIT) -> str | None:
     """An id or name: a non-empty string, valid UTF-8, at most ``limit`` bytes."""
     if not isinstance(value, str) or not value:
         return None
     return clip_text(value, limit)[0]
 
 
-def _decode(line: bytes | str) -> str:
+def decode_line(line: bytes | str) -> str:
     if isinstance(line, (bytes, bytearray, memoryview)):
         line = bytes(line).decode("utf-8", "replace")
     elif not isinstance(line, str):
@@ -121,7 +121,7 @@ def _decode(line: bytes | str) -> str:
     return line.rstrip("\r\n")
 
 
-def _compact(value) -> str:
+def compact_json(value) -> str:
     try:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     except (TypeError, ValueError, RecursionError):

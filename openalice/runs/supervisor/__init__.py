@@ -36,7 +36,7 @@ from openalice.core import fs, proc
 from openalice.core.errors import AliceError, InvalidInput
 from openalice.runs import results, tasks
 
-from .outcome import JOURNAL_TEXT_BYTES, PREVIEW_CHARS, output_summary, signal_name, status_for
+from .outcome import JOURNAL_TEXT_BYTES, PREVIEW_CHARS, output_summary, status_for
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only (typing costs start-up time)
@@ -46,8 +46,6 @@ __all__ = [
     "launch", "run_task", "main", "status_for", "output_summary", "interrupt_current",
     "PREVIEW_CHARS", "JOURNAL_TEXT_BYTES",
 ]
-
-_TERMINAL = ("done", "failed", "interrupted")
 
 
 # -- launching ------------------------------------------------------------------------------------
@@ -93,7 +91,7 @@ def run_task(task_id: str, *, handle_signals: bool = False) -> dict:
     if handle_signals:
         for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             previous[signum] = signal.signal(
-                signum, lambda n, _f: run.interrupt(f"supervisor received {signal_name(n)}"))
+                signum, lambda n, _f: run.interrupt(f"supervisor received {proc.signal_name(n)}"))
     _current = run
     try:
         try:
@@ -130,4 +128,4 @@ def main(argv: list[str] | None = None) -> int:
     except AliceError as exc:
         print(f"supervisor: {exc}", file=sys.stderr)
         return exc.exit_code
-    return 0 if record.get("status") in _TERMINAL else 1
+    return 0 if record.get("status") in tasks.ENDED_STATUSES else 1

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from openalice.core import fs, pipes
+from openalice.core.fs.writes import write_all
 
 STREAM_CAP = 16 * 1024 * 1024        # bytes kept of each raw stream (stdout.log, stderr.log)
 LINE_LIMIT = 4 * 1024 * 1024         # one stdout line held in memory at most; the rest is skipped
@@ -60,7 +61,7 @@ class Pump(threading.Thread):
             if fd >= 0:
                 if self.dropped:
                     note = f"\n[openalice: log capped at {STREAM_CAP} bytes; {self.dropped} bytes not kept]\n"
-                    _write_all(fd, note.encode())
+                    write_all(fd, note.encode())
                 os.close(fd)
             try:
                 self.pipe.close()
@@ -74,19 +75,13 @@ class Pump(threading.Thread):
             return
         part = chunk[:room]
         try:
-            _write_all(fd, part)
+            write_all(fd, part)
         except OSError as exc:
             self.error = exc
             self.dropped += len(chunk)
             return
         self.written += len(part)
         self.dropped += len(chunk) - len(part)
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
 
 
 class SnapshotWriter(threading.Thread):

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from openalice import issues, sessions
+from openalice.core import proc
 from openalice.core.errors import AliceError
 from openalice.runs import reasons, results
 
 from .context import RunContext
-from .outcome import JOURNAL_TEXT_BYTES, clip_utf8, iso, output_summary, signal_name, status_for
+from .outcome import JOURNAL_TEXT_BYTES, clip_utf8, iso, output_summary, status_for
 from .state import RunState
 
 TAIL_BYTES = 64 * 1024               # of stdout.log the classifier reads (stderr.log: an eighth)
@@ -66,7 +67,7 @@ class Finish:
         if code is not None and code >= 0:
             changes["exitCode"] = code
         elif code is not None:
-            changes["signal"] = signal_name(-code)
+            changes["signal"] = proc.signal_name(-code)
         if native_session:
             changes["agentSessionId"] = native_session
         if status == "interrupted":

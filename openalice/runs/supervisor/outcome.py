@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import signal
-
 from openalice.core import clock
 from openalice.runs.streams.values import clip_text
 
@@ -51,8 +49,3 @@ def iso(dt) -> str:
     return clock.to_iso(dt)
 
 
-def signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return f"SIG{number}"

@@ -14,7 +14,7 @@ BUFFER = 256 * 1024
 SPLICE_MIN = 256 * 1024       # bodies at least this long go through a pipe (os.splice), when available
 SPLICE_CHUNK = 16 * 1024      # chunks of a chunked body at least this long, too
 SIZE_LINE_READ = 512          # while chunks are spliced: peek this much to read the next size line
-_SPLICE = getattr(os, "splice", None)
+SPLICE = getattr(os, "splice", None)
 
 
 class ChunkedEnd:
@@ -58,7 +58,7 @@ class ChunkedEnd:
         return -1
 
 
-def _copy_exact(source: socket.socket, target: socket.socket, count: int, view: memoryview, pipe) -> None:
+def copy_exact(source: socket.socket, target: socket.socket, count: int, view: memoryview, pipe) -> None:
     """Move exactly ``count`` bytes from ``source`` to ``target``: through a pipe with
     ``os.splice`` (the kernel moves pages; nothing enters Python) when ``pipe`` is given,
     else through ``view`` (one reused buffer)."""
@@ -66,12 +66,12 @@ def _copy_exact(source: socket.socket, target: socket.socket, count: int, view: 
         read_end, write_end = pipe
         src, dst = source.fileno(), target.fileno()
         while count:
-            moved = _SPLICE(src, write_end, min(count, BUFFER), flags=os.SPLICE_F_MOVE)
+            moved = SPLICE(src, write_end, min(count, BUFFER), flags=os.SPLICE_F_MOVE)
             if not moved:
                 raise ConnectionError("the upstream closed inside a body")
             count -= moved
             while moved:
-                moved -= _SPLICE(read_end, dst, moved, flags=os.SPLICE_F_MOVE)
+                moved -= SPLICE(read_end, dst, moved, flags=os.SPLICE_F_MOVE)
         return
     size = len(view)
     while count:
@@ -111,7 +111,7 @@ def copy_dechunked(reader: Reader, target: socket.socket, *, reframe: bool) -> N
             raise BadMessage("a chunk's data is not followed by CRLF")
 
 
-def _chunk_ahead(peeked: bytes) -> int:
+def chunk_ahead(peeked: bytes) -> int:
     """The length of the next whole chunk (size line, data, CRLF) from a peek at its size line;
     0 when it cannot be told (the line is not all there, the last chunk, a bad size)."""
     end = peeked.find(b"\n")
@@ -124,7 +124,7 @@ def _chunk_ahead(peeked: bytes) -> int:
     return end + 1 + size + 2 if size > 0 else 0
 
 
-def _pipe_both_ways(client: socket.socket, upstream: socket.socket) -> None:
+def pipe_both_ways(client: socket.socket, upstream: socket.socket) -> None:
     """Copy bytes client → upstream in a thread and upstream → client here, until both sides end."""
 
     def client_to_upstream() -> None:

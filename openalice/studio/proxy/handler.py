@@ -10,23 +10,23 @@ import socket
 import socketserver
 import sys
 
-from .body import _SPLICE, BUFFER, SPLICE_MIN, _copy_exact, copy_dechunked
+from .body import BUFFER, SPLICE, SPLICE_MIN, copy_dechunked, copy_exact
 from .relay import ResponseRelay
-from .upstream import Upstream, _Retry
+from .upstream import StaleUpstream, Upstream
 from .wire import (
-    _ALWAYS_DROPPED,
-    _DROP_REQUEST,
-    _ORIGIN_OR_REFERER,
+    ALWAYS_DROPPED,
+    DROP_REQUEST_HEADERS,
+    ORIGIN_OR_REFERER,
     BadBody,
     BadMessage,
     Head,
     Reader,
     Request,
-    _timeouts,
-    _without,
     codings,
     own_cookies_removed,
     send_parts,
+    set_kernel_timeouts,
+    without_headers,
 )
 
 TYPE_CHECKING = False
@@ -49,7 +49,7 @@ class ProxyHandler(ResponseRelay, socketserver.BaseRequestHandler):
 
     def setup(self) -> None:
         self.sock: socket.socket = self.request
-        _timeouts(self.sock, CLIENT_IDLE_TIMEOUT)
+        set_kernel_timeouts(self.sock, CLIENT_IDLE_TIMEOUT)
         self.reader = Reader(self.sock)
         self.upstream: Upstream | None = None
         self.buffer: bytearray | None = None
@@ -113,7 +113,7 @@ class ProxyHandler(ResponseRelay, socketserver.BaseRequestHandler):
         """Exactly ``count`` body bytes from ``source`` to ``target`` (a pipe and os.splice from
         ``threshold`` bytes on, where the platform has it)."""
         pipe = None
-        if count >= threshold and _SPLICE is not None:
+        if count >= threshold and SPLICE is not None:
             if self.pipe is None:
                 self.pipe = os.pipe()
                 try:
@@ -123,7 +123,7 @@ class ProxyHandler(ResponseRelay, socketserver.BaseRequestHandler):
                     pass
             pipe = self.pipe
         try:
-            _copy_exact(source, target, count, self._body_buffer(), pipe)
+            copy_exact(source, target, count, self._body_buffer(), pipe)
         except BaseException:
             self._close_pipe()     # it may hold bytes of this body
             raise
@@ -174,7 +174,7 @@ class ProxyHandler(ResponseRelay, socketserver.BaseRequestHandler):
     def upstream_head(self, request: "Request", upstream: tuple[str, int], *, websocket: bool = False) -> bytes:
         """The request head for the app: the header rules applied to the block in C passes."""
         head = request.head
-        block = _without(head.block, _DROP_REQUEST, request.connection_tokens, _ALWAYS_DROPPED)
+        block = without_headers(head.block, DROP_REQUEST_HEADERS, request.connection_tokens, ALWAYS_DROPPED)
         upstream_origin = _origin(*upstream).encode("latin-1")
         if b"\r\norigin:" in head.lowered or b"\r\nreferer:" in head.lowered:
             public = b"http://" + request.host_bytes
@@ -189,7 +189,7 @@ class ProxyHandler(ResponseRelay, socketserver.BaseRequestHandler):
                     value = upstream_origin + value[len(public):]
                 return b"\r\n" + name + b": " + value
 
-            block = _ORIGIN_OR_REFERER.sub(rewrite, block)
+            block = ORIGIN_OR_REFERER.sub(rewrite, block)
         if b"\r\ncookie:" in head.lowered:
             cookie = own_cookies_removed(head.values(b"\r\ncookie:"))
             if cookie is not None:
@@ -232,7 +232,7 @@ class ProxyHandler(ResponseRelay, socketserver.BaseRequestHandler):
                 response = self._read_response_head(conn, retryable=reused and attempt == 1
                                                     and request.framing == "none")
                 break
-            except _Retry:
+            except StaleUpstream:
                 self._drop_upstream()
                 continue
             except BadBody as exc:
@@ -252,7 +252,7 @@ class ProxyHandler(ResponseRelay, socketserver.BaseRequestHandler):
             except (ConnectionError, BlockingIOError, TimeoutError, OSError) as exc:
                 self._drop_upstream()
                 return self._bad_gateway(exc)
-        else:   # pragma: no cover - the second attempt never raises _Retry
+        else:   # pragma: no cover - the second attempt never raises StaleUpstream
             return None
         try:
             self._relay(request, conn, upstream, *response)
@@ -277,7 +277,7 @@ class ProxyHandler(ResponseRelay, socketserver.BaseRequestHandler):
                 sock.sendall(head)
             except (BrokenPipeError, ConnectionResetError):
                 if retryable:
-                    raise _Retry() from None
+                    raise StaleUpstream() from None
                 raise
             return
         if request.framing == "length":
@@ -303,11 +303,11 @@ class ProxyHandler(ResponseRelay, socketserver.BaseRequestHandler):
                 raw = conn.reader.head()
             except ConnectionResetError:
                 if retryable:
-                    raise _Retry() from None
+                    raise StaleUpstream() from None
                 raise
             if raw is None:
                 if retryable:
-                    raise _Retry()
+                    raise StaleUpstream()
                 raise ConnectionError("the upstream closed the connection without answering")
             head = Head(raw)
             status_line = head.start

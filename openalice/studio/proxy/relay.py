@@ -10,21 +10,21 @@ from urllib.parse import urlsplit
 
 from openalice.core.net import is_loopback_ip as is_loopback_host
 
-from .body import _SPLICE, SIZE_LINE_READ, SPLICE_CHUNK, ChunkedEnd, _chunk_ahead, _pipe_both_ways, copy_dechunked
+from .body import SIZE_LINE_READ, SPLICE, SPLICE_CHUNK, ChunkedEnd, chunk_ahead, copy_dechunked, pipe_both_ways
 from .upstream import CONNECT_TIMEOUT, UPSTREAM_TIMEOUT, Upstream
 from .wire import (
-    _DROP_RESPONSE,
-    _LOCATION,
-    _STATUS_REASON,
+    DROP_RESPONSE_HEADERS,
+    LOCATION_HEADER,
+    STATUS_REASON,
     BadMessage,
     Head,
     Reader,
     Request,
-    _timeouts,
-    _tokens,
-    _without,
     codings,
+    header_tokens,
     send_parts,
+    set_kernel_timeouts,
+    without_headers,
 )
 
 
@@ -40,7 +40,7 @@ class ResponseRelay:
         upstream_close = head.start[:8] == b"HTTP/1.0"
         named: set[bytes] = set()
         if b"\r\nconnection:" in lowered:
-            named = _tokens(head.values(b"\r\nconnection:"))
+            named = header_tokens(head.values(b"\r\nconnection:"))
             if b"close" in named:
                 upstream_close = True
             elif upstream_close and b"keep-alive" in named:
@@ -49,9 +49,9 @@ class ResponseRelay:
         if length is not None and not (length.isdigit() and len(length) < 19):
             length = None      # not a length: the body is delimited by the upstream closing
         chunked = b"\r\ntransfer-encoding:" in lowered    # exactly chunked (checked with the head)
-        block = _without(head.block, _DROP_RESPONSE, named)
+        block = without_headers(head.block, DROP_RESPONSE_HEADERS, named)
         if b"\r\nlocation:" in lowered:
-            block = _LOCATION.sub(lambda m: b"\r\n" + m.group(1) + b": "
+            block = LOCATION_HEADER.sub(lambda m: b"\r\n" + m.group(1) + b": "
                                   + self.rewrite_location(m.group(2), upstream, request), block)
         bodyless = request.method == b"HEAD" or status in (204, 304) or 100 <= status < 200
         if bodyless:
@@ -70,7 +70,7 @@ class ResponseRelay:
         if mode in ("dechunk", "eof"):
             self.closing = True
         if len(status_text) < 5:
-            status_text = status_text[:3] + b" " + _STATUS_REASON.get(status, b"")
+            status_text = status_text[:3] + b" " + STATUS_REASON.get(status, b"")
         out = b"".join((b"HTTP/1.1 ", status_text, block[:-2], framing,
                         b"\r\nConnection: close\r\n\r\n" if self.closing else b"\r\n\r\n"))
         if mode == "length":
@@ -113,7 +113,7 @@ class ResponseRelay:
         view = self._body_buffer()
         block = self.buffer
         source, target = conn.sock, self.sock
-        splicing = _SPLICE is not None
+        splicing = SPLICE is not None
         while True:
             if splicing:
                 if scanner.left >= SPLICE_CHUNK:
@@ -124,7 +124,7 @@ class ResponseRelay:
                 if not scanner.left and not scanner.trailers and not scanner.line:
                     # At a size line: peek at it; a long chunk moves whole (line, data, CRLF)
                     # through the pipe.
-                    whole = _chunk_ahead(source.recv(SIZE_LINE_READ, socket.MSG_PEEK))
+                    whole = chunk_ahead(source.recv(SIZE_LINE_READ, socket.MSG_PEEK))
                     if whole >= SPLICE_CHUNK:
                         self._copy(source, target, whole, threshold=SPLICE_CHUNK)
                         continue
@@ -194,7 +194,7 @@ class ResponseRelay:
         except OSError as exc:
             return self._bad_gateway(exc)
         try:
-            _timeouts(sock, UPSTREAM_TIMEOUT)
+            set_kernel_timeouts(sock, UPSTREAM_TIMEOUT)
             sock.sendall(self.upstream_head(request, upstream, websocket=True))
             reader = Reader(sock)
             raw = reader.head()
@@ -232,5 +232,5 @@ class ResponseRelay:
             s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, struct.pack("ll", 0, 0))
         if early:
             sock.sendall(early)
-        _pipe_both_ways(self.sock, sock)
+        pipe_both_ways(self.sock, sock)
 

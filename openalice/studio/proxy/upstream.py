@@ -7,7 +7,7 @@ import socket
 import threading
 import time
 
-from .wire import Reader, _timeouts
+from .wire import Reader, set_kernel_timeouts
 
 CONNECT_TIMEOUT = 5.0
 UPSTREAM_TIMEOUT = 300.0      # an idle upstream read (long polls and event streams are fine below this)
@@ -24,7 +24,7 @@ class Upstream:
         self.address = address
         if sock is None:
             sock = socket.create_connection(address, timeout=CONNECT_TIMEOUT)
-            _timeouts(sock, UPSTREAM_TIMEOUT)
+            set_kernel_timeouts(sock, UPSTREAM_TIMEOUT)
         self.sock = sock
         self.reader = Reader(sock)
         self.since = 0.0
@@ -89,5 +89,5 @@ class UpstreamPool:
             conn.close()
 
 
-class _Retry(Exception):
+class StaleUpstream(Exception):
     """A reused upstream connection was already closed by the app: try once on a fresh one."""

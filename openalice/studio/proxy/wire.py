@@ -22,15 +22,15 @@ HOP_BY_HOP = frozenset(("connection", "keep-alive", "proxy-authenticate", "proxy
                         "transfer-encoding", "upgrade"))
 _TOKEN = rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+"
 _BLOCK_OK = re.compile(rb"(?:\r\n" + _TOKEN + rb":[^\r\n\0]*)*\r\n")
-_DROP_REQUEST = re.compile(rb"\r\n(?:" + b"|".join(re.escape(h.encode()) for h in sorted(
+DROP_REQUEST_HEADERS = re.compile(rb"\r\n(?:" + b"|".join(re.escape(h.encode()) for h in sorted(
     STRIPPED_REQUEST_HEADERS | {"content-length", "forwarded", "cookie"})) + rb"|x-forwarded-" + _TOKEN
     + rb"|x-openalice-" + _TOKEN + rb"):[^\r\n]*",
     re.I)   # every x-forwarded-* the client sent (the proxy sets its own); Cookie comes back filtered
-_DROP_RESPONSE = re.compile(rb"\r\n(?:" + b"|".join(re.escape(h.encode()) for h in sorted(HOP_BY_HOP))
+DROP_RESPONSE_HEADERS = re.compile(rb"\r\n(?:" + b"|".join(re.escape(h.encode()) for h in sorted(HOP_BY_HOP))
                             + rb"|content-length):[^\r\n]*", re.I)
-_ORIGIN_OR_REFERER = re.compile(rb"\r\n(origin|referer):[ \t]*([^\r\n]*?)[ \t]*(?=\r\n)", re.I)
-_LOCATION = re.compile(rb"\r\n(location):[ \t]*([^\r\n]*?)[ \t]*(?=\r\n)", re.I)
-_ALWAYS_DROPPED = frozenset((b"close", b"keep-alive", b"upgrade"))
+ORIGIN_OR_REFERER = re.compile(rb"\r\n(origin|referer):[ \t]*([^\r\n]*?)[ \t]*(?=\r\n)", re.I)
+LOCATION_HEADER = re.compile(rb"\r\n(location):[ \t]*([^\r\n]*?)[ \t]*(?=\r\n)", re.I)
+ALWAYS_DROPPED = frozenset((b"close", b"keep-alive", b"upgrade"))
 RECV = 64 * 1024              # one read of a head (and whatever body came with it)
 MAX_HEAD = 64 * 1024
 _METHOD = re.compile(_TOKEN + rb"\Z")
@@ -39,10 +39,10 @@ _CODING = re.compile(_TOKEN + rb"\Z")
 _CHUNK_SIZE = re.compile(rb"([0-9A-Fa-f]{1,16})[ \t]*(?:;[^\r\n]*)?\r?\n?\Z")
 MAX_CHUNK = 1 << 62
 _TARGET_BAD = re.compile(rb"[\x00-\x20\x7f]")
-_STATUS_REASON = {s.value: s.phrase.encode("latin-1") for s in HTTPStatus}
+STATUS_REASON = {s.value: s.phrase.encode("latin-1") for s in HTTPStatus}
 
 
-def _tokens(values) -> set[bytes]:
+def header_tokens(values) -> set[bytes]:
     """The lowercased tokens of comma-separated header values (``Connection``)."""
     out = set()
     for value in values:
@@ -94,7 +94,7 @@ def own_cookies_removed(values) -> bytes | None:
     return b"; ".join(kept) if kept else None
 
 
-def _timeouts(sock: socket.socket, seconds: float) -> None:
+def set_kernel_timeouts(sock: socket.socket, seconds: float) -> None:
     """Kernel read/write timeouts on a blocking socket: each read stays one system call
     (a Python-level timeout polls before every read).  A timeout raises BlockingIOError."""
     sock.settimeout(None)
@@ -216,7 +216,7 @@ class Head:
         return out
 
 
-def _without(block: bytes, drop: re.Pattern, named: set[bytes], already: frozenset = frozenset()) -> bytes:
+def without_headers(block: bytes, drop: re.Pattern, named: set[bytes], already: frozenset = frozenset()) -> bytes:
     """``block`` without the headers ``drop`` matches and those a ``Connection`` header names."""
     block = drop.sub(b"", block)
     extra = named - already
@@ -269,7 +269,7 @@ class Request:
         host = head.get(b"\r\nhost:")
         self.host_bytes = host or b""
         self.host = host.decode("latin-1") if host else None
-        tokens = _tokens(head.values(b"\r\nconnection:")) if b"\r\nconnection:" in lowered else set()
+        tokens = header_tokens(head.values(b"\r\nconnection:")) if b"\r\nconnection:" in lowered else set()
         self.connection_tokens = tokens
         self.close = b"close" in tokens or (version == b"HTTP/1.0" and b"keep-alive" not in tokens)
         self.length = 0

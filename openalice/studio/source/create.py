@@ -16,9 +16,9 @@ from .receipt import (
     MERGE_TREE_GIT,
     RECEIPT_FILE,
     Receipt,
-    _incoming_manifest,
-    _template_name,
+    incoming_manifest,
     parse_source_spec,
+    template_name,
 )
 
 
@@ -76,12 +76,12 @@ def _clone_into(target: Path, repository: str, ref: str | None) -> Receipt:
                                + (f" at {ref!r}" if ref else " (empty repository)"), field="--from-git",
                                code="bad_ref")
         label = f"{repository}@{commit[:12]}:harness.json"
-        manifest = _incoming_manifest(clone, commit, label)
+        manifest = incoming_manifest(clone, commit, label)
         branch = git.current_branch(clone) or "main"
         if ref is not None and git.resolve_commit(clone, f"refs/remotes/origin/{ref}"):
             branch = ref
         git.checkout_branch(clone, branch, commit)
-        receipt = Receipt(_template_name(repository), repository, manifest.version, commit)
+        receipt = Receipt(template_name(repository), repository, manifest.version, commit)
         fs.atomic_write_bytes(clone / RECEIPT_FILE, receipt.encoded(), mode=0o644, dir_mode=0o755,
                               root=clone)
     return receipt

@@ -16,9 +16,9 @@ from openalice.core.proc import crash_point
 from openalice.managed import apply_previewed
 from openalice.studio import lifecycle
 
-from .plan import Preview, _git_root, _plan
-from .receipt import COMMIT_TRAILER, INCOMING_REF, MERGE_TREE_GIT, RECEIPT_FILE, TRAILER, Receipt, _read_receipt
-from .recovery import _recover
+from .plan import Preview, plan_at_commit, source_root
+from .receipt import COMMIT_TRAILER, INCOMING_REF, MERGE_TREE_GIT, RECEIPT_FILE, TRAILER, Receipt, read_receipt
+from .recovery import recover_under_lease
 
 
 @dataclass(frozen=True)
@@ -43,15 +43,15 @@ def apply(ws, *, digest: str, now: datetime) -> tuple[Preview, Applied | None]:
     if not digest or not re.fullmatch(r"[0-9a-f]{64}", digest):
         raise UsageError("--digest must be the 64-hex digest a preview printed", field="--digest", code="usage")
     git.require_version(MERGE_TREE_GIT, "source upgrades (merge-tree --write-tree)")
-    root = _git_root(ws)
+    root = source_root(ws)
 
     def plan() -> Preview:
-        receipt, receipt_bytes = _read_receipt(root)
+        receipt, receipt_bytes = read_receipt(root)
         commit = git.resolve_commit(root, INCOMING_REF)
         if commit is None:
             raise InvalidInput("nothing was previewed here; run 'alice-harness source preview' first",
                                code="stale_plan", details={"digest": None})
-        return _plan(ws, root, receipt, receipt_bytes, commit, None)
+        return plan_at_commit(ws, root, receipt, receipt_bytes, commit, None)
 
     def settle(plan: Preview) -> bool:
         if plan.current:
@@ -67,7 +67,7 @@ def apply(ws, *, digest: str, now: datetime) -> tuple[Preview, Applied | None]:
                            "; nothing was changed (merge by hand: git merge "
                            f"{plan.commit[:12]}, or resolve upstream)", code="merge_conflict",
                            details={"conflicts": plan.conflicts})
-        git.require_unlocked(root, "merge")     # a lock _recover could not prove stale: a live git's
+        git.require_unlocked(root, "merge")     # a lock recover_under_lease could not prove stale: a live git's
         return False
 
     def apply_(plan: Preview) -> Applied:
@@ -86,7 +86,7 @@ def apply(ws, *, digest: str, now: datetime) -> tuple[Preview, Applied | None]:
     return apply_previewed(
         ws, purpose="alice-harness source apply", digest=digest, now=now,
         hold=lifecycle.held_idle(ws, "source apply", now=now),     # no Studio now, none can start meanwhile
-        recover=lambda: _recover(ws, root, now), plan=plan, settle=settle, apply=apply_, fact=fact,
+        recover=lambda: recover_under_lease(ws, root, now), plan=plan, settle=settle, apply=apply_, fact=fact,
         changed="the workspace or the previewed target")
 
 

@@ -16,7 +16,7 @@ from openalice.core.errors import Busy, InvalidInput, Unavailable, UsageError
 from openalice.runs import admission
 from openalice.studio import lifecycle
 
-from .receipt import INCOMING_REF, MERGE_TREE_GIT, RECEIPT_FILE, Receipt, _incoming_manifest, _read_receipt
+from .receipt import INCOMING_REF, MERGE_TREE_GIT, RECEIPT_FILE, Receipt, incoming_manifest, read_receipt
 from .recovery import recover
 
 
@@ -74,7 +74,7 @@ def _digest(ws, receipt_bytes: bytes, plan: Preview) -> str:
     return hashlib.sha256(json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
-def _git_root(ws) -> Path:
+def source_root(ws) -> Path:
     root = Path(ws.path)
     if not (root / ".alice").is_dir():
         raise Unavailable(f"workspace '{ws.id}' is not available: {root} (or its .alice/) is missing",
@@ -112,7 +112,7 @@ def _unsafe(path: str) -> str | None:
 
 def check_paths(paths: list[str]) -> dict | None:
     """The ``unsafe_paths`` blocker for what a merge would write, or None: one check, made by
-    ``preview`` and ``apply`` alike (both plan through :func:`_plan`), before git is asked."""
+    ``preview`` and ``apply`` alike (both plan through :func:`plan_at_commit`), before git is asked."""
     bad = [(p, why) for p in paths if (why := _unsafe(p)) is not None]
     if not bad:
         return None
@@ -134,9 +134,9 @@ def _studio_blocker(ws) -> tuple[str | None, dict | None]:
     return None, None
 
 
-def _plan(ws, root: Path, receipt: Receipt, receipt_bytes: bytes, commit: str, ref: str | None) -> Preview:
+def plan_at_commit(ws, root: Path, receipt: Receipt, receipt_bytes: bytes, commit: str, ref: str | None) -> Preview:
     label = f"{receipt.repository}@{commit[:12]}:harness.json"
-    manifest = _incoming_manifest(root, commit, label)
+    manifest = incoming_manifest(root, commit, label)
     head = git.head(root)
     if head is None:
         raise InvalidInput("the workspace repository has no commit yet", file=root, code="not_a_git_workspace")
@@ -168,7 +168,7 @@ def _plan(ws, root: Path, receipt: Receipt, receipt_bytes: bytes, commit: str, r
                              "paths": dirty})
         if merged.clean:
             try:
-                _incoming_manifest(root, merged.tree, f"the merge of {label}")
+                incoming_manifest(root, merged.tree, f"the merge of {label}")
             except InvalidInput as exc:
                 blockers.append({"code": "invalid_merged_manifest",
                                  "message": f"the merged harness.json would be invalid: {exc.message}"})
@@ -190,8 +190,8 @@ def preview(ws, *, to: str | None = None, now: datetime) -> Preview:
     """Fetch the target (``to``: a branch, tag or commit; default: the repository's default
     branch), validate it and plan the merge.  Writes only the ref ``INCOMING_REF``."""
     git.require_version(MERGE_TREE_GIT, "source upgrades (merge-tree --write-tree)")
-    root = _git_root(ws)
-    receipt, receipt_bytes = _read_receipt(root)
+    root = source_root(ws)
+    receipt, receipt_bytes = read_receipt(root)
     recovered = recover(ws, now=now)
     if to is None:
         branch, _sha = _from_remote(receipt, None, lambda: git.remote_head(root, receipt.repository))
@@ -201,7 +201,7 @@ def preview(ws, *, to: str | None = None, now: datetime) -> Preview:
             raise UsageError(f"not a ref: {to!r}", field="--to", code="bad_ref")
         ref = to
     commit = _from_remote(receipt, ref, lambda: git.fetch(root, receipt.repository, ref, into=INCOMING_REF))
-    plan = _plan(ws, root, receipt, receipt_bytes, commit, ref)
+    plan = plan_at_commit(ws, root, receipt, receipt_bytes, commit, ref)
     plan.recovered = recovered
     if plan.current:
         git.delete_ref(root, INCOMING_REF)    # nothing to apply

@@ -80,7 +80,7 @@ def parse_receipt(data: bytes, *, file) -> Receipt:
     return Receipt(doc["template"], doc["repository"], doc["version"], doc["commit"])
 
 
-def _read_receipt(root: Path) -> tuple[Receipt, bytes]:
+def read_receipt(root: Path) -> tuple[Receipt, bytes]:
     path = root / RECEIPT_FILE
     try:
         data = fs.read_bytes(path, max_bytes=MAX_RECEIPT, missing=None, root=root)
@@ -151,7 +151,7 @@ def _whole_repository(text: str) -> bool:
     return bool(text)
 
 
-def _template_name(repository: str) -> str:
+def template_name(repository: str) -> str:
     last = repository.rstrip("/").replace(":", "/").rsplit("/", 1)[-1]
     if last.endswith(".git"):
         last = last[:-4]
@@ -159,7 +159,7 @@ def _template_name(repository: str) -> str:
     return name or "harness"
 
 
-def _incoming_manifest(root, treeish: str, label: str):
+def incoming_manifest(root, treeish: str, label: str):
     data = git.show_file(root, treeish, MANIFEST_NAME, max_bytes=MAX_BYTES)
     if data is None:
         raise ManifestError(f"{label} has no {MANIFEST_NAME}: not a Harness repository", file=label,

@@ -27,10 +27,10 @@ def recover(ws, *, now: datetime, wait: float = RECOVERY_WAIT) -> list[dict]:
     root = Path(ws.path)
     return recover_pending(ws, purpose="alice-harness source recovery", now=now, wait=wait,
                            pending=_ours_in_progress(root) or bool(git.lock_files(root)),
-                           recover=lambda: _recover(ws, root, now))
+                           recover=lambda: recover_under_lease(ws, root, now))
 
 
-def _recover(ws, root: Path, now: datetime) -> list[dict]:
+def recover_under_lease(ws, root: Path, now: datetime) -> list[dict]:
     """Call with the checkout lease just taken: no toolkit writer is in the workspace, and every
     git lock older than this moment was made by a git that is not ours (see core.git.locks)."""
     done = _remove_stale_locks(ws, root, now, held_since=time.time())
