@@ -48,7 +48,7 @@ from openalice.issues import cursors, due
 from openalice.runs import tasks
 
 from .fastpath import CACHE_VERSION, environment_key, epoch_ms, file_stat, lock_file, registry_file
-from .scan_workspaces import WorkspacePass, cache_path
+from .scan_workspaces import Findings, ScanCache, WorkspacePass, cache_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only (typing costs start-up time)
@@ -108,43 +108,37 @@ def scan(*, now: datetime, dry_run: bool = False,
         lock.release()
 
 
-class _Scanner(WorkspacePass):
+class _Scanner:
     def __init__(self, now: datetime, *, dry_run: bool, reader, launch, workspaces, capacity,
                  use_cache: bool, cache: dict | None = None) -> None:
         self.now = now
         self.now_iso = _iso(now)
         self.now_ms = _ms(now)
         self.dry_run = dry_run
-        self._reader = reader
         self._launch = launch
         self._launch_resolved = launch is not None
         self._workspaces = workspaces
         self.capacity = capacity
-        self.use_cache = use_cache
-        self.fired: list[dict] = []
-        self.skipped: list[dict] = []
-        self.repaired: list[dict] = []
-        self.invalid: list[dict] = []
-        self.ws_report: list[dict] = []
-        self.cache_changed = False
-        self.cache: dict = {}
-        self._preloaded = cache
+        # The explicit pieces of one scan (schedule/scan_workspaces.py):
+        self.cache = ScanCache(use_cache=use_cache, dry_run=dry_run, preloaded=cache)
+        self.findings = Findings()
+        self.workspace_pass = WorkspacePass(self.cache, self.findings, reader=reader, dry_run=dry_run,
+                                            now_ms=self.now_ms)
         self.planned_live: int | None = None  # dry-run capacity bookkeeping
         self.dry_live: set | None = None  # dry-run: the live (workspace, issue) pairs, read once
         self.admissions = None  # the admission batch, opened at the first due issue
-        self.touched: set[str] = set()  # workspaces re-read or written to by this scan
 
     # -- main loop -----------------------------------------------------------
 
     def run(self) -> dict:
-        previous = self._load_cache()
+        previous = self.cache.load()
         workspaces = self._workspaces
         if workspaces is None:
             registry_stat = file_stat(registry_file())  # taken first: a later change shows
             workspaces = registry.list_workspaces()
         else:
             registry_stat = [-1, -1, -1]  # an explicit list: never matches, never trusted
-        self.cache = {"version": CACHE_VERSION, "environment": environment_key(),
+        self.cache.data = {"version": CACHE_VERSION, "environment": environment_key(),
                       "lastScanAt": previous.get("lastScanAt"),
                       "lastScanMs": previous.get("lastScanMs"),
                       "lastSweep": previous.get("lastSweep"),
@@ -155,34 +149,27 @@ class _Scanner(WorkspacePass):
         cached_ws = previous.get("workspaces", {})
         try:
             for ws in workspaces:
-                self._scan_workspace(ws, cached_ws.get(ws.id))
+                self.workspace_pass.scan(ws, cached_ws.get(ws.id), self._issue)
         finally:
             if self.admissions is not None:
                 self.admissions.__exit__(None, None, None)
                 self.admissions = None
         sweep_all = False
-        if self.cache_changed and not self.dry_run:
-            sweep_all = self._full_sweep_due()
+        if self.cache.changed and not self.dry_run:
+            sweep_all = self.cache.full_sweep_due()
             if sweep_all:
-                self.cache["lastSweep"] = int(time.time())
-        self._save_cache(previous)
-        if self.cache_changed and not self.dry_run:
-            self._sweep_temp_files(everything=sweep_all)
+                self.cache.data["lastSweep"] = int(time.time())
+        self.cache.save(previous, now_iso=self.now_iso, now_ms=self.now_ms)
+        if self.cache.changed and not self.dry_run:
+            self.cache.sweep_temp_files(everything=sweep_all)
+        found = self.findings
         report = {"status": "ok", "now": self.now_iso, "dryRun": self.dry_run,
-                  "fired": self.fired, "skipped": self.skipped, "repaired": self.repaired,
-                  "invalid": self.invalid, "workspaces": self.ws_report}
+                  "fired": found.fired, "skipped": found.skipped, "repaired": found.repaired,
+                  "invalid": found.invalid, "workspaces": found.workspaces}
         if clock_backwards:
             report["clockBackwards"] = True
         return report
     # -- one issue -----------------------------------------------------------
-
-    def _skip(self, workspace_id: str, issue_id: str, reason: str, detail: str | None = None,
-              **extra: Any) -> None:
-        item = {"workspaceId": workspace_id, "issueId": issue_id, "reason": reason}
-        if detail:
-            item["detail"] = detail
-        item.update(extra)
-        self.skipped.append(item)
 
     def _issue(self, ws, issue, item: dict) -> dict:
         """Evaluate one scheduled, non-terminal issue; returns its new cache item."""
@@ -192,12 +179,12 @@ class _Scanner(WorkspacePass):
         if schedule.problem:
             new_item["problem"] = schedule.problem
             new_item["nextDue"] = None
-            self._skip(ws.id, issue.id, "never_fires", schedule.problem)
+            self.findings.skip(ws.id, issue.id, "never_fires", schedule.problem)
             return new_item
         try:
             cursor = cursors.read_cursor(ws.id, issue.id)
         except AliceError as exc:
-            self._skip(ws.id, issue.id, "cursor_invalid", str(exc),
+            self.findings.skip(ws.id, issue.id, "cursor_invalid", str(exc),
                        hint="fix or delete the cursor file; deleting it treats the issue as never fired")
             new_item["nextDue"] = None
             new_item["recheck"] = True
@@ -208,7 +195,7 @@ class _Scanner(WorkspacePass):
                 cursor = self._catch_up_cursor(ws, issue, cursor, decision)
             except _UnreadableTask as exc:
                 # A run may have happened: firing again could run it twice.
-                self._skip(ws.id, issue.id, "task_invalid", str(exc.error),
+                self.findings.skip(ws.id, issue.id, "task_invalid", str(exc.error),
                            hint="fix or delete the task record it names")
                 new_item["nextDue"] = None
                 new_item["recheck"] = True
@@ -221,16 +208,16 @@ class _Scanner(WorkspacePass):
             new_cursor = self._fire(ws, issue, schedule, cursor, decision)
         elif decision.action == "skip":
             new_cursor = cursors.skipped(cursor, ws.id, issue.id, now=self.now)
-            self._skip(ws.id, issue.id, "catch_up_disabled",
+            self.findings.skip(ws.id, issue.id, "catch_up_disabled",
                        f"{decision.count}{'+' if decision.overflow else ''} elapsed slot(s) skipped "
                        "(catchUp: false)")
             self._write_cursor(new_cursor)
         elif decision.action == "clock_backwards":
-            self._skip(ws.id, issue.id, "clock_backwards",
+            self.findings.skip(ws.id, issue.id, "clock_backwards",
                        "the clock is before this issue's last fire or scan; nothing fires")
         elif decision.action == "never":
             new_item["problem"] = decision.problem
-            self._skip(ws.id, issue.id, "never_fires", decision.problem)
+            self.findings.skip(ws.id, issue.id, "never_fires", decision.problem)
         elif decision.action == "wait" and schedule.kind == "cron" and cursor is None:
             new_cursor = cursors.first_seen(None, ws.id, issue.id, now=self.now)
             self._write_cursor(new_cursor, durable=False)
@@ -246,7 +233,7 @@ class _Scanner(WorkspacePass):
     def _write_cursor(self, cursor: dict, *, durable: bool = True) -> None:
         if self.dry_run:
             return
-        self.touched.add(cursor["workspaceId"])
+        self.cache.touched.add(cursor["workspaceId"])
         fs.atomic_write_json(cursors.cursor_path(cursor["workspaceId"], cursor["issueId"]), cursor,
                              durable=durable)
 
@@ -270,7 +257,7 @@ class _Scanner(WorkspacePass):
                 continue  # its creation never finished: it never ran
             repaired = cursors.repaired(cursor, ws.id, issue.id, task=record, now=self.now)
             self._write_cursor(repaired)
-            self.repaired.append({"workspaceId": ws.id, "issueId": issue.id,
+            self.findings.repaired.append({"workspaceId": ws.id, "issueId": issue.id,
                                   "taskId": record["taskId"], "slot": record["trigger"]["slot"]})
             return {**repaired, "_repaired": True}
         return cursor
@@ -294,7 +281,7 @@ class _Scanner(WorkspacePass):
 
         blocker = run_blocker(ws, issue)
         if blocker is not None:
-            self._skip(ws.id, issue.id, blocker.reason, blocker.detail, slot=slot_iso,
+            self.findings.skip(ws.id, issue.id, blocker.reason, blocker.detail, slot=slot_iso,
                        **({"hint": blocker.hint} if blocker.hint else {}))
             return cursor
         launch = self._resolve_launch()
@@ -311,7 +298,7 @@ class _Scanner(WorkspacePass):
                                            missed=decision.missed,
                                            missed_overflow=decision.overflow)
         except AliceError as exc:
-            self._skip(ws.id, issue.id, exc.code, exc.message, slot=slot_iso,
+            self.findings.skip(ws.id, issue.id, exc.code, exc.message, slot=slot_iso,
                        **({"taskId": exc.details["taskId"]} if exc.details.get("taskId") else {}))
             if schedule.kind == "cron" and not schedule.catch_up:
                 # catchUp:false means "now or not at all": a refused slot is skipped.
@@ -332,7 +319,7 @@ class _Scanner(WorkspacePass):
         fired.update(start(record["taskId"], launch, now=self.now))
         if fired.get("error"):  # its supervisor never started and the run was released
             self.admissions.forget(record["taskId"])
-        self.fired.append(fired)
+        self.findings.fired.append(fired)
         crash_point("launch")
         return new_cursor
 
@@ -346,10 +333,10 @@ class _Scanner(WorkspacePass):
         slot_iso = _iso(decision.slot)
         latest = tasks.latest_task(ws.id, issue.id)
         if (ws.id, issue.id) in self.dry_live or (latest is not None and latest.get("status") == "running"):
-            self._skip(ws.id, issue.id, "already_running", "a run of this issue is live", slot=slot_iso)
+            self.findings.skip(ws.id, issue.id, "already_running", "a run of this issue is live", slot=slot_iso)
             return cursor
         if self.planned_live >= capacity:
-            self._skip(ws.id, issue.id, "capacity", f"{self.planned_live} runs would be live "
+            self.findings.skip(ws.id, issue.id, "capacity", f"{self.planned_live} runs would be live "
                        f"(capacity {capacity})", slot=slot_iso)
             return cursor
         self.planned_live += 1
@@ -358,7 +345,7 @@ class _Scanner(WorkspacePass):
         if decision.overflow:
             fired["missedOverflow"] = True
         fired["launched"] = False
-        self.fired.append(fired)
+        self.findings.fired.append(fired)
         return cursors.fired(cursor, ws.id, issue.id, slot=decision.slot, now=self.now,
                              task_id="run-dryrun00", missed=decision.missed, overflow=decision.overflow)
 
