@@ -352,12 +352,7 @@ def _mark_blocked(issues: list, by_id: dict) -> None:
             issue["schedule"]["blocked"] = warning
 
 def _read_body(args) -> str | None:
-    # lazy: a verb's domain modules load only when that verb runs
-    from openalice.issues.declaration import MAX_BYTES
-
-    from ._body import read_body
-
-    return read_body(args, max_bytes=MAX_BYTES)
+    return alice_issue_args.body(args)
 
 
 # --------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from openalice.core.errors import UsageError
 
 from ._dispatch import Context
 
-__all__ = ["targets", "fields", "author"]
+__all__ = ["targets", "fields", "author", "body"]
 
 
 def targets(args) -> list:
@@ -73,3 +73,13 @@ def author(ws) -> str:
     if run.resume_id:
         return f"@{run.resume_id}"
     return f"ws:{ws.label}"
+
+
+def body(args) -> str | None:
+    """The issue or comment text of ``--body``/``--body-file``/stdin, within an issue file's size."""
+    # lazy: a verb's domain modules load only when that verb runs
+    from openalice.issues.declaration import MAX_BYTES
+
+    from ._body import read_body
+
+    return read_body(args, max_bytes=MAX_BYTES)

@@ -302,9 +302,6 @@ def _comment_lines(c: dict) -> list[str]:
 
 
 def _read_body(args) -> str | None:
-    # lazy: a verb's domain modules load only when that verb runs
-    from openalice.issues.declaration import MAX_BYTES
+    from . import alice_issue_args  # lazy: (as the verbs' other helpers)
 
-    from ._body import read_body
-
-    return read_body(args, max_bytes=MAX_BYTES)
+    return alice_issue_args.body(args)

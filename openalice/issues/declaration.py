@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from openalice.core.errors import InvalidInput
+from openalice.core.errors import InvalidInput, excerpt
 from openalice.core.records import field, record_class
 from openalice.core.zones import resolve_zone
 from openalice.models.ladder import ISSUE_EFFORTS as EFFORTS  # the ladder up to max (see there)
@@ -396,5 +396,4 @@ def _kind(value: object) -> str:
 
 
 def _clip(text: str, limit: int = 60) -> str:
-    text = text.replace("\n", "\\n")
-    return text if len(text) <= limit else text[:limit] + "..."
+    return excerpt(text.replace("\n", "\\n"), limit)

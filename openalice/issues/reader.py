@@ -23,7 +23,7 @@ import stat
 from pathlib import Path
 
 from openalice.core import frontmatter
-from openalice.core.errors import AliceError, InvalidInput, NotFound, PathEscape
+from openalice.core.errors import AliceError, InvalidInput, NotFound, PathEscape, excerpt
 from openalice.core.paths import Root
 
 from .declaration import MAX_BYTES, FieldError, InvalidIssue, Issue, declare, id_problem, is_valid_id
@@ -309,5 +309,4 @@ def _parse(data: bytes):
 
 
 def _clip(text: object, limit: int = 60) -> str:
-    text = str(text)
-    return text if len(text) <= limit else text[:limit] + "..."
+    return excerpt(str(text), limit)

@@ -21,11 +21,10 @@ def _alice_command(command: list[str]) -> list[str]:
 
 def connectors_service(command: list[str], env: dict[str, str]) -> str:
     """The systemd user service of ``alice connector run`` (docs/connectors.md)."""
-    def quote(value: str) -> str:
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    from .timers import systemd_environment, systemd_words  # (timers loads this module)
 
-    environment = "".join(f"Environment={quote(f'{k}={v}')}\n" for k, v in env.items())
-    alice = " ".join(quote(c) if (" " in c or '"' in c) else c for c in _alice_command(command))
+    environment = systemd_environment(env)
+    alice = systemd_words(_alice_command(command))
     return ("[Unit]\nDescription=OpenAlice: deliver Inbox reports and talk to Telegram "
             "(alice connector run)\n\n[Service]\nType=simple\n" + environment
             + f"ExecStart={(alice + ' connector run').replace('%', '%%')}\n"

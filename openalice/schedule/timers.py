@@ -124,12 +124,24 @@ def merge_crontab(existing: str, block: str) -> str:
     return "".join(out)
 
 
-def systemd_units(command: list[str], env: dict[str, str]) -> dict[str, str]:
-    def quote(value: str) -> str:
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+def systemd_quote(value: str) -> str:
+    """``value`` as one double-quoted word of a systemd unit file."""
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
-    environment = "".join(f"Environment={quote(f'{k}={v}')}\n" for k, v in env.items())
-    exec_start = " ".join(quote(c) if (" " in c or '"' in c) else c for c in command) + " scan"
+
+def systemd_environment(env: dict[str, str]) -> str:
+    """``Environment=`` lines of a unit, one per variable."""
+    return "".join(f"Environment={systemd_quote(f'{k}={v}')}\n" for k, v in env.items())
+
+
+def systemd_words(command: list[str]) -> str:
+    """``command`` as an ``ExecStart=`` value (before its ``%`` is escaped)."""
+    return " ".join(systemd_quote(c) if (" " in c or '"' in c) else c for c in command)
+
+
+def systemd_units(command: list[str], env: dict[str, str]) -> dict[str, str]:
+    environment = systemd_environment(env)
+    exec_start = systemd_words(command) + " scan"
     service = (
         "[Unit]\n"
         "Description=OpenAlice: scan workspaces for due scheduled issues\n\n"
