@@ -21,7 +21,7 @@ def _alice_command(command: list[str]) -> list[str]:
 
 def connectors_service(command: list[str], env: dict[str, str]) -> str:
     """The systemd user service of ``alice connector run`` (docs/connectors.md)."""
-    from .timers import systemd_environment, systemd_words  # (timers loads this module)
+    from .timers import systemd_environment, systemd_words  # lazy: timers imports this module
 
     environment = systemd_environment(env)
     alice = systemd_words(_alice_command(command))
