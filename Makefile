@@ -5,6 +5,12 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 BENCH_VENV ?= .venv-bench
 PYTEST_ARGS ?=
+# Test workers (pytest-xdist): one per core, at most 4; TEST_JOBS=1 runs in one
+# process.  A file's tests stay on one worker (--dist loadfile: they share
+# module fixtures such as the browser page).  The real agent CLIs' turns run
+# afterwards on their own, serially: their TUIs and timeouts want a quiet machine.
+TEST_JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); [ "$$n" -gt 4 ] && n=4; echo $$n)
+XDIST = $(if $(filter 0 1,$(TEST_JOBS)),,-n $(TEST_JOBS) --dist loadfile)
 
 .PHONY: test test-fast lint demo bench install venv clean screenshots soak
 
@@ -39,7 +45,8 @@ test: $(BIN)/.installed
 	@echo "make test: installing the pinned real agent CLIs from npm into $${AGENT_CLIS_DIR:-.agent-clis} for tests/realcli (about 1.2 GB and several minutes the first time; verified only afterwards). 'make test-fast' skips them." >&2
 	@if command -v npm >/dev/null 2>&1; then scripts/setup-agent-clis || echo "warning: setup-agent-clis failed; the realcli tests will report why" >&2; else echo "make test: npm not found; the realcli tests will say why they skip" >&2; fi
 	@scripts/setup-browser || echo "warning: no Chromium; the browser tests (tests/web) will say why they skip" >&2
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -m "not realcli" $(XDIST) $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -m realcli $(PYTEST_ARGS) || [ $$? -eq 5 ]  # 5: PYTEST_ARGS chose none
 
 # The repository's lint (pyproject's [tool.ruff]): pyflakes, import order, stale noqa comments.
 lint: $(BIN)/.installed
@@ -49,7 +56,7 @@ lint: $(BIN)/.installed
 # `slow`); the CLI tests run the tools in-process (tests/helpers/cli.py).
 # OPENALICE_TEST_CLI=process makes every cli(...) call a subprocess instead.
 test-fast: $(BIN)/.installed
-	$(BIN)/python -m pytest -m "not realcli and not slow" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -m "not realcli and not slow" $(XDIST) $(PYTEST_ARGS)
 
 demo: $(BIN)/.installed
 	$(BIN)/python scripts/demo.py

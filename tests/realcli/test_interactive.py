@@ -88,7 +88,11 @@ class Session:
 
         deadline = time.monotonic() + REPLY
         while time.monotonic() < deadline:
-            if any(term.shows(f"FAKE-REPLY[{n}]", since) for n in self.numbers(prompt)):
+            # A part of "FAKE-REPLY[n] model=…", not all of it: a TUI redraws only the cells that
+            # change, so a letter already on screen there is never sent again (Claude Code:
+            # "● AKE-REPLY[3] …", its spinner's "F" reused); the turn number alone proves it.
+            if any(term.shows(f"REPLY[{n}]", since) or term.shows(f"[{n}] model=", since)
+                   for n in self.numbers(prompt)):
                 return True
             term.settle(0.5)
         return False
