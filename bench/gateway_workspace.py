@@ -12,15 +12,14 @@ client's round trip minus the child's run time the gateway reports in
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
-from _common import goal, tool
+from _common import tool
+from gateway_issues import own_time
 
 from tests.helpers.gateway import Served
 from tests.helpers.web_site import Site
 
-OWN_GOAL_MS = 10.0
 ROUTES = ("/api/workspaces/notes/harness", "/api/workspaces/notes/harness/config",
           "/api/workspaces/notes/harness/upgrade", "/api/workspaces/notes/stickers", "/api/stickers",
           "/api/stickers/alice-ink", "/api/stickers/alice-ink/files/wave.png",
@@ -54,16 +53,9 @@ def workspace_rows(scratch: Path, runs: int, percentile, keep_alive) -> tuple[li
 
         def measure(label: str, once) -> None:
             nonlocal met
-            own = []
-            for i in range(runs + 2):
-                t0 = time.perf_counter()
-                cli_ms = once(i)
-                if i >= 2:
-                    own.append((time.perf_counter() - t0) * 1000 - cli_ms)
-            p50, p99 = percentile(own, 50), percentile(own, 99)
-            rows.append((f"`{label}`: the gateway's own time", f"p50 {p50:.2f} ms, p99 {p99:.2f} ms"))
-            met &= goal("gateway", f"{label}: gateway's own time, p99", f"{p99:.2f} ms",
-                        p99 <= OWN_GOAL_MS, f"≤ {OWN_GOAL_MS:.0f} ms")
+            row, ok = own_time(label, once, runs, percentile)
+            rows.append(row)
+            met &= ok
 
         for path in ROUTES:
             measure(f"GET {path}", lambda i, path=path: client.get(path)[1])

@@ -329,11 +329,11 @@ def _blocked_marker(targets: list):
             return text
         import json  # lazy: only a due issue is decoded
 
+        from openalice.core.output import to_json
+
         issue = json.loads(text)
         _mark_blocked([issue], by_id)
-        if "blocked" not in issue["schedule"]:
-            return text
-        return json.dumps(issue, separators=(",", ":"), ensure_ascii=False)
+        return to_json(issue, compact=True) if "blocked" in issue["schedule"] else text
     return mark
 
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
-
-from openalice.core.output import table
+from openalice.core.output import table, to_json
 
 from ._dispatch import Context
 
@@ -17,7 +15,7 @@ def emit_bulk(ctx: Context, data: dict, human) -> None:
     if not ctx.json:
         ctx.emit(data, human)
         return
-    ctx.stdout.write(json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n")
+    ctx.stdout.write(to_json(data, compact=True) + "\n")
 
 
 def _when_text(when: dict | None) -> str:

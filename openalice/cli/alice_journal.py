@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+from openalice.core.output import to_json
 
 from ._args import SUPPRESS
 from ._dispatch import Context, add_verb
@@ -45,7 +45,7 @@ def _payload_text(record: dict) -> str:
         if payload.get("summary"):
             bits.append(repr(payload["summary"]))
         return " ".join(str(b) for b in bits)
-    text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    text = to_json(payload, compact=True)
     return text if len(text) <= 120 else text[:119] + "…"
 
 
@@ -114,7 +114,7 @@ def _follow(args: argparse.Namespace, ctx: Context, where) -> int:
         for record in journal.follow(start, where=where, interval=max(0.05, args.interval),
                                      max_wait=args.max_wait, until_seq=args.until_seq):
             if ctx.json:
-                ctx.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
+                ctx.stdout.write(to_json(record, indent=None) + "\n")
             else:
                 ctx.stdout.write(printable(_line(record)) + "\n")
             ctx.stdout.flush()

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import json
+
+from openalice.core.output import to_json
 
 from . import http
 from .http import SendError
@@ -53,7 +54,7 @@ def post(url: str, document: dict, *, idempotency_key: str, secret: str | None,
          timestamp: int, timeout: float) -> str:
     """POST the document; returns what the receiver answered (status and a
     preview).  SendError unless the answer is 2xx."""
-    body = json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    body = to_json(document, compact=True).encode("utf-8")
     headers = headers_for(body, idempotency_key=idempotency_key, secret=secret,
                           timestamp=timestamp)
     secrets = (secret,) if secret else ()

@@ -30,11 +30,15 @@ __all__ = ["to_json", "emit", "emit_error", "warn", "diagnostic", "use_color", "
 EXIT_CODES = {1: "failed", 2: "invalid", 3: "unavailable", 4: "forbidden"}
 
 
-def to_json(data: Any, *, indent: int | None = 2) -> str:
+def to_json(data: Any, *, indent: int | None = 2, compact: bool = False) -> str:
     """The one JSON printer: a ``--json`` document on stdout, and (through
-    :func:`openalice.core.fs.dump_json`) a state file.  UTF-8, not ASCII-escaped."""
+    :func:`openalice.core.fs.dump_json`) a state file.  UTF-8, not ASCII-escaped.
+    ``compact``: one line with no spaces at all (a JSONL record, a bulk listing,
+    a request body); ``indent`` is then ignored."""
     import json  # lazy: a text report needs neither json nor re (the scan's floor)
 
+    if compact:
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     return json.dumps(data, indent=indent, ensure_ascii=False)
 
 

@@ -346,9 +346,7 @@ class Api(RunRoutes, IssueRoutes, WorkspaceRoutes, StudioRoutes):
                 data = doc["content"].encode("utf-8")
             path, matches = doc["path"], doc["matchesRevision"]
         except (ValueError, KeyError, TypeError, binascii.Error):
-            return Response.json(502, {"error": {"code": "cli_failed", "exit": 1,
-                                                 "message": "alice-inbox cat returned a document "
-                                                            "the gateway cannot read"}})
+            return Response.unreadable("alice-inbox cat")
         return Response(200, data, delivery.file_headers(path, data, matches))
 
     # -- connectors ------------------------------------------------------------------------------

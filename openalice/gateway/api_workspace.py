@@ -102,9 +102,7 @@ class WorkspaceRoutes:
             data = base64.b64decode(doc["content"], validate=True)
             name = doc["file"]
         except (ValueError, KeyError, TypeError, binascii.Error):
-            return Response.json(502, {"error": {"code": "cli_failed", "exit": 1,
-                                                 "message": "alice-harness stickers cat returned a "
-                                                            "document the gateway cannot read"}})
+            return Response.unreadable("alice-harness stickers cat")
         headers = delivery.file_headers(name, data, None)
         headers.pop("X-OpenAlice-Revision")  # a pack's image has no publication to compare with
         return Response(200, data, headers)

@@ -15,6 +15,8 @@ from http.client import LineTooLong
 from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qsl, unquote, urlsplit
 
+from openalice.core.pipes import READ_SIZE, LineSplitter
+
 from .api import Request, Response, Stream
 from .errors import HttpError
 from .limits import MAX_BODY_BYTES, MAX_HEAD_BYTES, HeadBudget, check_json, content_length, linger
@@ -24,6 +26,9 @@ if TYPE_CHECKING:
     from .server import Gateway, HttpServer
 
 HEARTBEAT_SECONDS = 15.0
+#: The longest journal line the event stream relays (core.pipes cuts a longer one, which is
+#: then never a fact): it bounds what one follower can make the gateway hold.
+FACT_LINE_BYTES = 16 * 1024 * 1024
 
 COMMON_HEADERS = {
     "X-Content-Type-Options": "nosniff",
@@ -289,7 +294,7 @@ class RequestHandler(BaseHTTPRequestHandler):
             out_fd = child.stdout.fileno()
             selector.register(out_fd, selectors.EVENT_READ, "child")
             selector.register(self.connection, selectors.EVENT_READ, "client")
-            pending = b""
+            lines = LineSplitter(FACT_LINE_BYTES)  # a longer line is cut, so never relayed
             unrelayed = b""  # lines that are not facts: an error document, if the child failed
             while not gateway.stopping.is_set():
                 events = selector.select(timeout=HEARTBEAT_SECONDS)
@@ -305,15 +310,13 @@ class RequestHandler(BaseHTTPRequestHandler):
                         # watching the socket rather than wake up for them forever.
                         selector.unregister(self.connection)
                         continue
-                    chunk = os.read(out_fd, 65536)
+                    chunk = os.read(out_fd, READ_SIZE)
                     if not chunk:
-                        self._send_end(unrelayed + pending)
+                        self._send_end(unrelayed + b"".join(line for line, _ in lines.end()))
                         return 200
-                    pending += chunk
-                    while b"\n" in pending:
-                        line, pending = pending.split(b"\n", 1)
-                        if line.strip() and not self._relay(line):
-                            unrelayed += line + b"\n"
+                    for line, cut in lines.feed(chunk):
+                        if line.strip() and (cut or not self._relay(line)):
+                            unrelayed += line if line.endswith(b"\n") else line + b"\n"
                 self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError, OSError):
             pass

@@ -39,8 +39,8 @@ from openalice.core.errors import InvalidInput
 from openalice.core.homes import openalice_home  # the plain-string form: no pathlib
 
 __all__ = ["CACHE_VERSION", "openalice_home", "cache_file", "lock_file", "registry_file",
-           "heartbeat_file", "environment_key", "list_issue_files", "file_stat", "load_cache",
-           "dump_cache", "decode_cache", "take_lock", "release_lock", "quick_scan", "write_heartbeat",
+           "heartbeat_file", "list_issue_files", "file_stat", "load_cache",
+           "decode_cache", "take_lock", "release_lock", "quick_scan", "write_heartbeat",
            "read_heartbeat", "timer_heartbeat_file", "TIMER_VAR", "TIMER_KINDS", "epoch_ms", "quick_now", "parse_now", "iso",
            "comments_pending", "connectors_quiet"]
 
@@ -109,12 +109,6 @@ def read_heartbeat(timer: str | None = None) -> int | None:
 
     ns = stamps.read(timer_heartbeat_file(timer) if timer else heartbeat_file())
     return None if ns is None else ns // 1_000_000
-
-
-def environment_key() -> list:
-    """What the cached values depend on besides the files
-    (:func:`openalice.core.derived.environment_key`).  A change drops the cache."""
-    return derived.environment_key()
 
 
 def quick_now(text: str | None) -> tuple[int, str] | None:
@@ -218,12 +212,8 @@ def list_issue_files(root: str) -> dict[str, list[int]] | None:
 CACHE_MAGIC = b"OASCAN\x00\x02"
 
 
-def dump_cache(data: dict) -> bytes:
-    return derived.encode(CACHE_MAGIC, data)
-
-
 def decode_cache(raw: bytes) -> object:
-    """The value :func:`dump_cache` stored; ValueError for anything else."""
+    """The scan cache's value (:func:`openalice.core.derived.decode`); ValueError for anything else."""
     return derived.decode(CACHE_MAGIC, raw)
 
 
@@ -231,7 +221,7 @@ def load_cache() -> dict:
     """The scan cache, or ``{}`` when it is missing, damaged or stale."""
     data = derived.load(cache_file(), CACHE_MAGIC, max_bytes=64 * 1024 * 1024)
     if (not isinstance(data, dict) or data.get("version") != CACHE_VERSION
-            or data.get("environment") != environment_key()
+            or data.get("environment") != derived.environment_key()
             or not isinstance(data.get("workspaces"), dict) or not isinstance(data.get("order"), list)):
         return {}  # derived data: a damaged cache is rebuilt, never trusted
     return data

@@ -43,11 +43,12 @@ from pathlib import Path
 from openalice import workspaces as registry
 from openalice.core import fs, locks
 from openalice.core.clock import floor_ms, to_iso
+from openalice.core.derived import environment_key
 from openalice.core.errors import AliceError, Busy, InvalidInput
 from openalice.issues import cursors, due
 from openalice.runs import tasks
 
-from .fastpath import CACHE_VERSION, environment_key, epoch_ms, file_stat, lock_file, registry_file
+from .fastpath import CACHE_VERSION, epoch_ms, file_stat, lock_file, registry_file
 from .scan_workspaces import Findings, ScanCache, WorkspacePass, cache_path
 
 TYPE_CHECKING = False

@@ -68,4 +68,4 @@ def dump_json_line(record: Any) -> str:
     """The one serialization of a JSONL record: :func:`dump_json`'s text
     (UTF-8, not ASCII-escaped) made compact, so the record is one line and an
     append the fewest bytes.  The two differ for that reason only."""
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+    return to_json(record, compact=True) + "\n"
