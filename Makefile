@@ -8,11 +8,21 @@ PYTEST_ARGS ?=
 # Test workers (pytest-xdist): one per core, at most 4; TEST_JOBS=1 runs in one
 # process.  A file's tests stay on one worker (--dist loadfile: they share
 # module fixtures such as the browser page).  The real agent CLIs' turns run
-# afterwards on their own, serially: their TUIs and timeouts want a quiet machine.
+# afterwards on their own, not beside the rest (their TUIs want the CPU when they
+# draw), but on every worker at once: a turn mostly waits for a Node start-up and
+# the fake server, each worker has its own network namespace and fake server on
+# its own port, and one test is one CLI (--dist load).
 TEST_JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); [ "$$n" -gt 4 ] && n=4; echo $$n)
 XDIST = $(if $(filter 0 1,$(TEST_JOBS)),,-n $(TEST_JOBS) --dist loadfile)
+XDIST_REALCLI = $(if $(filter 0 1,$(TEST_JOBS)),,-n $(TEST_JOBS) --dist load)
 
 .PHONY: test test-fast lint demo bench install venv clean screenshots soak
+
+# The suites compile once: where the environment sets PYTHONDONTWRITEBYTECODE
+# (some sandboxes and CI images do), every test worker re-rewrote all 200 test
+# modules' asserts (9 s each) and every tool process started from source.  The
+# caches are __pycache__ directories in the checkout, which git ignores.
+test test-fast: export PYTHONDONTWRITEBYTECODE :=
 
 # pip 26 and later write console-script wrappers without `import re` (older
 # ones import it before our first line: 5-8 ms of every tool start), so every
@@ -46,7 +56,7 @@ test: $(BIN)/.installed
 	@if command -v npm >/dev/null 2>&1; then scripts/setup-agent-clis || echo "warning: setup-agent-clis failed; the realcli tests will report why" >&2; else echo "make test: npm not found; the realcli tests will say why they skip" >&2; fi
 	@scripts/setup-browser || echo "warning: no Chromium; the browser tests (tests/web) will say why they skip" >&2
 	$(BIN)/python -m pytest -m "not realcli" $(XDIST) $(PYTEST_ARGS)
-	$(BIN)/python -m pytest -m realcli $(PYTEST_ARGS) || [ $$? -eq 5 ]  # 5: PYTEST_ARGS chose none
+	$(BIN)/python -m pytest -m realcli $(XDIST_REALCLI) $(PYTEST_ARGS) || [ $$? -eq 5 ]  # 5: PYTEST_ARGS chose none
 
 # The repository's lint (pyproject's [tool.ruff]): pyflakes, import order, stale noqa comments.
 lint: $(BIN)/.installed

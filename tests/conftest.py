@@ -16,11 +16,34 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import summary
 from tests.helpers.cli import TOOLS as TOOL_MODULES
 from tests.helpers.cli import Cli, Result, tool_path  # noqa: F401  (Result, tool_path: imported from here)
 
 REPO = Path(__file__).resolve().parent.parent
 TOOLS = tuple(TOOL_MODULES)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session):
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:  # a pytest-xdist worker: the controller prints
+        workeroutput["summary_sections"] = {title: [list(line) for line in lines]
+                                            for title, lines in summary.SECTIONS.items()}
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    summary.merge({title: [tuple(line) for line in lines] for title, lines in
+                   getattr(node, "workeroutput", {}).get("summary_sections", {}).items()})
+
+
+def pytest_terminal_summary(terminalreporter):
+    for title, lines in summary.SECTIONS.items():
+        if lines:
+            terminalreporter.section(title)
+            for text, markup in lines:
+                terminalreporter.write_line(text, **markup)
 
 
 @pytest.fixture(autouse=True)

@@ -14,6 +14,7 @@ anywhere in a module, lazy ones included):
 from __future__ import annotations
 
 import ast
+import functools
 from collections import defaultdict
 from pathlib import Path
 
@@ -97,6 +98,7 @@ def _package_of(module: str) -> str | None:
     return name
 
 
+@functools.cache
 def package_edges() -> dict[tuple[str, str], list[tuple[str, str, bool]]]:
     """``(from package, to package) -> [(module, imported module, at module level)]``."""
     edges: dict[tuple[str, str], list] = defaultdict(list)
@@ -139,34 +141,31 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
-EDGES = package_edges()
-
-
 def _where(edge) -> str:
-    return "; ".join(f"{m} imports {t}" for m, t, _ in EDGES[edge][:3])
+    return "; ".join(f"{m} imports {t}" for m, t, _ in package_edges()[edge][:3])
 
 
 def test_the_graph_is_computed_from_real_imports():
     # the parser sees both module-level and lazy imports (a guard against an empty graph)
-    assert ("cli", "core") in EDGES and ("workspaces", "core") in EDGES
-    assert any(not top for _, _, top in EDGES[("cli", "workspaces")])
+    assert ("cli", "core") in package_edges() and ("workspaces", "core") in package_edges()
+    assert any(not top for _, _, top in package_edges()[("cli", "workspaces")])
     assert set(ALLOWED) | TOP | {"core"} == {
         p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").is_file()
     } | {"__main__"}, "a package is missing from ALLOWED (or ALLOWED names one that is gone)"
 
 
 def test_core_imports_no_domain_and_no_cli():
-    bad = sorted(f"{e[1]}: {_where(e)}" for e in EDGES if e[0] == "core")
+    bad = sorted(f"{e[1]}: {_where(e)}" for e in package_edges() if e[0] == "core")
     assert bad == [], bad
 
 
 def test_no_domain_imports_the_cli():
-    bad = sorted(f"{e[0]}: {_where(e)}" for e in EDGES if e[1] in TOP and e[0] not in TOP)
+    bad = sorted(f"{e[0]}: {_where(e)}" for e in package_edges() if e[1] in TOP and e[0] not in TOP)
     assert bad == [], bad
 
 
 def test_domain_edges_are_exactly_the_allowed_ones():
-    actual = {e for e in EDGES if e[0] in ALLOWED and e[1] in ALLOWED}
+    actual = {e for e in package_edges() if e[0] in ALLOWED and e[1] in ALLOWED}
     allowed = {(a, b) for a, targets in ALLOWED.items() for b in targets}
     unlisted = sorted(f"{a} -> {b} ({_where((a, b))})" for a, b in actual - allowed)
     assert unlisted == [], f"new domain dependencies (decide, then list them in ALLOWED): {unlisted}"
@@ -176,7 +175,7 @@ def test_domain_edges_are_exactly_the_allowed_ones():
 
 def test_no_package_cycles():
     graph: dict[str, set[str]] = defaultdict(set)
-    for a, b in EDGES:
+    for a, b in package_edges():
         if a not in TOP and b != "core":
             graph[a].add(b)
     cycle = _cycle(graph)

@@ -10,7 +10,7 @@ from openalice.core.errors import UsageError
 
 from ._run import Tool
 
-__all__ = ["ArgumentParser", "common_parent", "parse_args"]
+__all__ = ["ArgumentParser", "build_parser", "common_parent", "parse_args", "parse_with"]
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -48,10 +48,20 @@ def common_parent() -> ArgumentParser:
 
 def parse_args(tool: Tool, module: Any, args: list[str]) -> argparse.Namespace:
     """``args`` parsed by argparse from the declarations of ``module.register``."""
+    return parse_with(build_parser(tool, module), args)
+
+
+def build_parser(tool: Tool, module: Any) -> argparse.ArgumentParser:
+    """The argparse parser of one verb module (reusable: parsing changes nothing in it)."""
     parser = ArgumentParser(prog=tool.name, add_help=True)
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     sub = parser.add_subparsers(dest="verb", metavar="COMMAND", required=True)
     module.register(sub, common_parent())
+    return parser
+
+
+def parse_with(parser: argparse.ArgumentParser, args: list[str]) -> argparse.Namespace:
+    """``args`` parsed by a parser of :func:`build_parser`."""
     return parser.parse_args(_attach_dashed_values(parser, args))
 
 

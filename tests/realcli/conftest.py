@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import summary
+
 from . import clis
 from .agents import DRIVERS, Driver, Turn, isolated_env, run_turn
 from .clis import cli_path
@@ -77,18 +79,19 @@ def agent(request, fake_server, loopback_netns, tmp_path) -> AgentRun:
     return AgentRun(DRIVERS[name], cli_path(name), fake_server, tmp_path / name, loopback_netns)
 
 
-def pytest_terminal_summary(terminalreporter):
+def pytest_sessionfinish(session):
+    """The summary of the real CLIs (printed by tests/conftest.py, relayed from the
+    workers under pytest-xdist)."""
     state = clis._state
     if state is None:
         return
-    write = terminalreporter.write_line
-    terminalreporter.section("real agent CLIs")
+    section = summary.section("real agent CLIs")
     if state.status == "unavailable":
-        write(f"SKIPPED LOUDLY: real agent CLIs unavailable: {state.reason}", yellow=True, bold=True)
+        section.append((f"SKIPPED LOUDLY: real agent CLIs unavailable: {state.reason}",
+                        {"yellow": True, "bold": True}))
     elif state.status == "failed":
-        write(f"FAILED: real agent CLIs: {state.reason}", red=True, bold=True)
+        section.append((f"FAILED: real agent CLIs: {state.reason}", {"red": True, "bold": True}))
     else:
-        write(f"installed: {' '.join(f'{k}={v}' for k, v in sorted(state.installed.items()))}")
-        write(f"isolation: {_isolation or 'n/a'}")
-    for note in clis.notes:
-        write(note)
+        section.append((f"installed: {' '.join(f'{k}={v}' for k, v in sorted(state.installed.items()))}", {}))
+        section.append((f"isolation: {_isolation or 'n/a'}", {}))
+    section.extend((note, {}) for note in clis.notes)

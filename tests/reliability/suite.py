@@ -120,8 +120,13 @@ def kill_writer(entry: Writer, base: Path, *, kills: int, seed: int = 16,
     with _fork_server(machine, entry.name) as server:
         seen_temps: set = set()
         seen_locks: set = set()
-        for k in range(kills):
-            status = server.kill_one(k * 100_000, rng.uniform(0.0, max_delay))
+        # Stratified moments: one kill in each of ``kills`` equal slices of
+        # [0, max_delay), in a random order, so few kills still cover a child's
+        # whole run (uniform draws bunch up and leave gaps).
+        moments = [max_delay * (i + rng.random()) / kills for i in range(kills)]
+        rng.shuffle(moments)
+        for k, moment in enumerate(moments):
+            status = server.kill_one(k * 100_000, moment)
             if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL:
                 figures.add("kills")
             else:

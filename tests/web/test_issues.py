@@ -137,7 +137,10 @@ def test_reply_in_the_thread_and_see_the_reply_arrive(page, born):
     thread = page.site.json("alice", "issue", "thread", "daily", "--workspace", "notes")
     human = [c for c in thread["comments"] if c["author"] == "human"][-1]
     assert human["via"] == "web" and human["delivery"]["state"] == "replied"
-    assert page.css("#issue-reply-body")[0].get_attribute("value") == ""
+    # The thread is re-read while the POST (the CLI's --wait) is still out, so the reply can
+    # show before the POST returns; the box is emptied when it does.
+    page.wait(lambda: page.css("#issue-reply-body")[0].get_attribute("value") == "",
+              what="the reply box emptied once the comment was posted")
 
 
 def test_edit_refusal_is_shown_beside_the_field(page, born):
