@@ -21,8 +21,10 @@ XDIST_REALCLI = $(if $(filter 0 1,$(TEST_JOBS)),,-n $(TEST_JOBS) --dist load)
 # The suites compile once: where the environment sets PYTHONDONTWRITEBYTECODE
 # (some sandboxes and CI images do), every test worker re-rewrote all 200 test
 # modules' asserts (9 s each) and every tool process started from source.  The
-# caches are __pycache__ directories in the checkout, which git ignores.
+# bytecode goes to .pycache/ (ignored by git), never beside the sources: a
+# __pycache__ under presets/ would be packaged as data.
 test test-fast: export PYTHONDONTWRITEBYTECODE :=
+test test-fast: export PYTHONPYCACHEPREFIX := $(CURDIR)/.pycache
 
 # pip 26 and later write console-script wrappers without `import re` (older
 # ones import it before our first line: 5-8 ms of every tool start), so every

@@ -17,11 +17,10 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from openalice.core import fs
+from openalice.core import fs, patterns
 from openalice.core.clock import parse_instant, to_iso
 from openalice.core.errors import AliceError, InvalidInput, Unavailable
 from openalice.core.paths import harness_home
@@ -37,7 +36,7 @@ __all__ = ["CACHE_VERSION", "TTL", "MAX_LIST_OUTPUT", "ModelList", "cache_path",
 CACHE_VERSION = "adapters-cache/v1"
 TTL = timedelta(hours=24)
 MAX_LIST_OUTPUT = 1024 * 1024
-_MODEL_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,199}\Z")
+_MODEL_RE = patterns.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,199}\Z")
 
 
 @record_class

@@ -17,11 +17,10 @@ for ids the current catalog does not know are kept untouched: another catalog
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
-from openalice.core import fs
+from openalice.core import fs, patterns
 from openalice.core.errors import InvalidInput
 from openalice.core.paths import harness_home
 from openalice.core.records import field, record_class
@@ -37,12 +36,12 @@ STATE_VERSION = "adapters-state/v1"
 
 # Values that are credentials whatever their key is called: provider key
 # prefixes, bearer tokens and URLs carrying a password.
-_SECRET_VALUE_RE = re.compile(
+_SECRET_VALUE_RE = patterns.compile(
     r"(?:\bsk-[A-Za-z0-9_-]{8,}|\bgh[pousr]_[A-Za-z0-9]{16,}|\bgithub_pat_[A-Za-z0-9_]{16,}"
     r"|\bxox[abprs]-[A-Za-z0-9-]{8,}|\bAKIA[0-9A-Z]{16}\b|\bAIza[0-9A-Za-z_-]{30,}"
     r"|(?i:\bbearer\s+\S{8,})|://[^/\s:@]+:[^/\s@]+@)")
 
-_CONFIG_KEY_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}\Z")
+_CONFIG_KEY_RE = patterns.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}\Z")
 
 
 @record_class(frozen=True)

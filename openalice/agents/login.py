@@ -30,6 +30,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
+from openalice.core import executables, patterns
 from openalice.core.records import record_class
 
 __all__ = ["STATES", "Login", "LOGIN_COMMANDS", "evidence", "check", "needs_login", "run_bounded"]
@@ -47,7 +48,7 @@ _VARS = {"claude": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"), "codex": ("COD
          "opencode": _PROVIDER_VARS, "pi": _PROVIDER_VARS}
 _COMMANDS = {"claude": ("auth", "status", "--json"), "codex": ("login", "status"),
              "opencode": ("auth", "list"), "pi": ("--list-models",)}
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+_ANSI = patterns.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
 @record_class(frozen=True)
@@ -196,9 +197,8 @@ def check(agent: str, env: Mapping[str, str], *, timeout: float = 5.0, executabl
     found = evidence(agent, env)
     if found.state == "logged_in" or agent not in _COMMANDS:
         return found
-    import shutil  # lazy: only a status check looks the CLI up
 
-    exe = executable or shutil.which(agent, path=env.get("PATH", os.defpath))
+    exe = executable or executables.which(agent, path=env.get("PATH", os.defpath))
     if exe is None:
         return Login(agent, "unknown", f"'{agent}' is not on PATH", _hint(agent))
     command = f"`{agent} {' '.join(_COMMANDS[agent])}`"

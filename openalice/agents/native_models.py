@@ -14,16 +14,16 @@ caller caches the ids (:func:`openalice.credentials.catalog.refresh_native`).
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 
+from openalice.core import executables, patterns
 from openalice.core.errors import Unavailable
 
 __all__ = ["LISTERS", "list_models", "parse"]
 
 LISTERS = {"opencode": ("models",), "pi": ("--list-models",)}
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,255}$")
+_ANSI = patterns.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+_ID = patterns.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,255}$")
 
 
 def parse(agent: str, text: str) -> list[str]:
@@ -50,11 +50,10 @@ def list_models(agent: str, env: Mapping[str, str], *, timeout: float = 30.0) ->
         raise Unavailable(f"{agent} cannot list its models under native login (no listing command in the "
                           "pinned version); name a model with --model, or use a credential: "
                           "'alice models refresh SLUG'", code="cannot_list_models")
-    import shutil  # lazy: only a refresh looks the CLI up
 
-    from .login import run_bounded
+    from .login import run_bounded  # lazy: only a refresh runs the CLI
 
-    exe = shutil.which(agent, path=env.get("PATH", os.defpath))
+    exe = executables.which(agent, path=env.get("PATH", os.defpath))
     if exe is None:
         raise Unavailable(f"'{agent}' is not on PATH", code="agent_not_installed")
     command = f"'{agent} {' '.join(LISTERS[agent])}'"

@@ -5,8 +5,7 @@ Handlers import their domain modules themselves (lazy: only the verb that runs l
 
 from __future__ import annotations
 
-import re
-
+from openalice.core import patterns
 from openalice.core.errors import UsageError
 
 from ._args import type_error
@@ -17,7 +16,7 @@ if TYPE_CHECKING:  # annotations only
     import argparse
 
 _MAX_TIMEOUT = 600.0
-_TIMEOUT_RE = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m)?\Z")
+_TIMEOUT_RE = patterns.compile(r"(\d+(?:\.\d+)?)(ms|s|m)?\Z")
 
 
 def _timeout(text: str) -> float:

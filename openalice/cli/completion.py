@@ -24,6 +24,8 @@ import argparse
 import importlib
 import re
 
+from openalice.core import patterns
+
 from ._run import Tool
 
 __all__ = ["SHELLS", "TOOLS", "command_tree", "script"]
@@ -31,7 +33,7 @@ __all__ = ["SHELLS", "TOOLS", "command_tree", "script"]
 SHELLS = ("bash", "zsh", "fish")
 TOOLS = ("alice", "alice-schedule", "alice-inbox", "alice-harness", "harness-adapter")
 GLOBAL_OPTIONS = ("--json", "--help", "--version", "--no-color")
-_WORD = re.compile(r"^[A-Za-z0-9_.:@/+=-]+$")
+_WORD = patterns.compile(r"^[A-Za-z0-9_.:@/+=-]+$")
 
 
 def load_tool(name: str) -> Tool:

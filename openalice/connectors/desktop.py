@@ -8,9 +8,10 @@ nudge; the report is in the Inbox).
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
+
+from openalice.core import executables
 
 from .http import SendError
 
@@ -35,7 +36,7 @@ def command(title: str, text: str, *, platform: str | None = None) -> list[str]:
 
 def notify(title: str, text: str, *, timeout: float = 10.0) -> str:
     argv = command(title, text)
-    exe = shutil.which(argv[0])
+    exe = executables.which(argv[0])
     if exe is None:
         raise SendError(f"desktop: {argv[0]} is not installed (not on PATH)")
     try:

@@ -11,14 +11,14 @@ looks like a bot token besides).
 
 from __future__ import annotations
 
-import re
 from urllib.parse import urlsplit
 
+from openalice.core import patterns
 from openalice.core.redact import redact
 
 __all__ = ["SendError", "Reply", "request", "multipart", "scrub"]
 
-_BOT_TOKEN_RE = re.compile(r"bot\d{3,}:[A-Za-z0-9_-]{10,}")
+_BOT_TOKEN_RE = patterns.compile(r"bot\d{3,}:[A-Za-z0-9_-]{10,}")
 USER_AGENT = "openalice-connector/1"
 
 

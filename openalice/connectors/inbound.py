@@ -25,9 +25,7 @@ Inbound text is data: it reaches an agent only as a comment.
 
 from __future__ import annotations
 
-import re
-
-from openalice.core import clock, fs, jsonl
+from openalice.core import clock, fs, jsonl, patterns
 from openalice.core.errors import AliceError
 
 from . import plans, state
@@ -37,7 +35,7 @@ __all__ = ["INBOX_FOLDER", "FILE_CAP", "poll", "reply_source", "conversation", "
 
 INBOX_FOLDER = "inbox/telegram"
 FILE_CAP = 20 * 1024 * 1024   # what the Bot API lets a bot download
-_SAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_SAFE = patterns.compile(r"[^A-Za-z0-9._-]+")
 
 
 def conversation(ws_id: str):

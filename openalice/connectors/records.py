@@ -17,12 +17,11 @@ transports only, and :func:`public_view` reports presence.
 from __future__ import annotations
 
 import os
-import re
 from datetime import datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from openalice.core import clock, fs, paths, secrets
+from openalice.core import clock, fs, paths, patterns, secrets
 from openalice.core.errors import AliceError, Conflict, InvalidInput, NotFound, Unavailable
 from openalice.core.net import is_loopback_ip
 
@@ -30,16 +29,16 @@ __all__ = ["NAME_RE", "KINDS", "FORMATS", "connectors_dir", "record_path", "secr
            "check_name", "validate", "scan_records", "list_records", "get", "add", "remove", "set_enabled",
            "secret_of", "has_secret", "public_view", "is_loopback_url", "TELEGRAM_API"]
 
-NAME_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,63}\Z")
+NAME_RE = patterns.compile(r"[a-z0-9][a-z0-9-]{0,63}\Z")
 KINDS = ("telegram", "webhook", "email", "desktop")
 FORMATS = ("json", "slack", "discord")
 SECURITY = ("starttls", "ssl", "plain")
 TELEGRAM_API = "https://api.telegram.org"
 VERSION = 1
 SECRET_VAR = "SECRET"
-_CHAT_ID_RE = re.compile(r"-?[0-9]{1,20}\Z|@[A-Za-z][A-Za-z0-9_]{4,31}\Z")
-_ADDR_RE = re.compile(r"[^@\s<>,;\"']{1,64}@[A-Za-z0-9.-]{1,253}\Z")
-_HOST_RE = re.compile(r"[A-Za-z0-9.-]{1,253}\Z|\[[0-9A-Fa-f:.]{2,45}\]\Z")
+_CHAT_ID_RE = patterns.compile(r"-?[0-9]{1,20}\Z|@[A-Za-z][A-Za-z0-9_]{4,31}\Z")
+_ADDR_RE = patterns.compile(r"[^@\s<>,;\"']{1,64}@[A-Za-z0-9.-]{1,253}\Z")
+_HOST_RE = patterns.compile(r"[A-Za-z0-9.-]{1,253}\Z|\[[0-9A-Fa-f:.]{2,45}\]\Z")
 _TOP = {"version", "name", "kind", "enabled", "createdAt", "updatedAt", "workspaces",
         "skipSilent", "telegram", "webhook", "email", "desktop"}
 _KIND_KEYS = {"telegram": {"chatIds", "apiBase"}, "webhook": {"url", "format"},

@@ -3,7 +3,7 @@ filled, or the default wrapper (docs/conversations.md, "The prompt")."""
 
 from __future__ import annotations
 
-import re
+from openalice.core import patterns
 
 __all__ = ["DEFAULT_WRAPPER", "comment_prompt"]
 
@@ -19,7 +19,7 @@ Answer it in your final message: your final message is posted as your reply on t
 (do not post it yourself with `alice issue comment`). If the comment asks for work, do it
 first, then reply with what you did."""
 
-_TOKEN_RE = re.compile(r"\{([A-Za-z]+)\}")
+_TOKEN_RE = patterns.compile(r"\{([A-Za-z]+)\}")
 
 
 def comment_prompt(issue, comment: dict, workspace_id: str) -> str:

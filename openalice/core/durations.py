@@ -8,8 +8,7 @@ order, with no spaces inside: ``30m``, ``2h15m30s``, ``90s``.  There is no
 
 from __future__ import annotations
 
-import re
-
+from openalice.core import patterns
 from openalice.core.errors import InvalidInput, excerpt
 
 __all__ = [
@@ -25,8 +24,8 @@ TIMEOUTS = {"15m": 900, "30m": 1800, "45m": 2700, "60m": 3600}
 
 # re.ASCII keeps `\d`-like classes from matching other scripts' digits; the
 # 12-digit cap keeps int() cheap and far below the 10-year limit anyway.
-_EVERY = re.compile(r"(?:([0-9]{1,12})h)?(?:([0-9]{1,12})m)?(?:([0-9]{1,12})s)?", re.ASCII)
-_EVERY_SHAPE = re.compile(r"(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?", re.ASCII)
+_EVERY = patterns.compile("(?a)" r"(?:([0-9]{1,12})h)?(?:([0-9]{1,12})m)?(?:([0-9]{1,12})s)?")
+_EVERY_SHAPE = patterns.compile("(?a)" r"(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?")
 
 
 def parse_every(text: object) -> int | None:

@@ -10,8 +10,9 @@ module re-exports it, so ``core.paths`` stays the one name callers import.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
+
+from openalice.core import patterns
 
 from . import homes
 from .beneath import MAX_SYMLINKS, Root, check_relative, contained_file, is_within, open_beneath, relative_to
@@ -37,7 +38,7 @@ def _under_home(home: str, name: str) -> Path:
     return path
 
 
-_SAFE_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}\Z")
+_SAFE_NAME_RE = patterns.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}\Z")
 
 
 def safe_name(name: str) -> str:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from openalice.core import patterns
+
 __all__ = ["REDACTED", "DETAIL_LIMIT", "redact", "summarize"]
 
 REDACTED = "[REDACTED]"
@@ -20,21 +22,21 @@ DETAIL_LIMIT = 300
 # key=value / key: value / "key": "value" where the key names a credential.  The
 # key is matched from the start of a word with no alternation inside, and the
 # credential words are looked for in the key afterwards, so the scan is linear.
-_KEY_SEP_RE = re.compile(r"""(?<![A-Za-z0-9_.-])["']?([A-Za-z0-9_.-]+)["']?\s*[:=]\s*""")
-_SECRET_KEY_RE = re.compile(r"(?i)token|api[_-]?key|secret|password|passwd|authorization|auth"
+_KEY_SEP_RE = patterns.compile(r"""(?<![A-Za-z0-9_.-])["']?([A-Za-z0-9_.-]+)["']?\s*[:=]\s*""")
+_SECRET_KEY_RE = patterns.compile(r"(?i)token|api[_-]?key|secret|password|passwd|authorization|auth"
                             r"|credential|cookie|private[_-]?key")
-_VALUE_RE = re.compile(r"""(?i)"[^"\n]*"|'[^'\n]*'|(?:bearer|basic|token)\s+\S+|[^\s,;&]+""")
-_BEARER_RE = re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{6,}")
-_KEY_SHAPES_RE = re.compile(
+_VALUE_RE = patterns.compile(r"""(?i)"[^"\n]*"|'[^'\n]*'|(?:bearer|basic|token)\s+\S+|[^\s,;&]+""")
+_BEARER_RE = patterns.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{6,}")
+_KEY_SHAPES_RE = patterns.compile(
     r"\bsk-[A-Za-z0-9_-]{6,}|\bgh[pousr]_[A-Za-z0-9]{10,}|\bgithub_pat_[A-Za-z0-9_]{10,}"
     r"|\bxox[abprs]-[A-Za-z0-9-]{6,}|\bAKIA[0-9A-Z]{16}\b|\bAIza[0-9A-Za-z_-]{20,}"
     r"|\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*"  # JWT
     r"|://[^/\s:@]+:[^/\s@]+@")
 # Long opaque tokens (mixed letters and digits): better a redacted hash than a
 # leaked key.  Matched from the start of a run only, so the scan stays linear.
-_RUN_RE = re.compile(r"(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{32,}")
-_DIGIT_RE = re.compile(r"\d")
-_LETTER_RE = re.compile(r"[A-Za-z]")
+_RUN_RE = patterns.compile(r"(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{32,}")
+_DIGIT_RE = patterns.compile(r"\d")
+_LETTER_RE = patterns.compile(r"[A-Za-z]")
 # Regex redaction looks at this much text at most (a detail shows 300 characters).
 _SCAN_LIMIT = 4096
 

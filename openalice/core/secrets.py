@@ -27,6 +27,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from openalice.core import patterns
+
 from . import fs
 from .errors import InvalidInput, UsageError
 
@@ -43,8 +45,8 @@ __all__ = [
 #: The largest secret accepted (an API key is ~100 bytes; an OAuth token a few KiB).
 MAX_SECRET_BYTES = 64 * 1024
 
-NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_LINE_RE = re.compile(r"(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)\Z")
+NAME_RE = patterns.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_LINE_RE = patterns.compile(r"(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)\Z")
 _SECRET_WORDS = ("key", "token", "secret", "password", "passwd", "credential", "auth",
                  "cookie", "session", "private")
 

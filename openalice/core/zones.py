@@ -11,10 +11,10 @@ before they reach the file system.
 from __future__ import annotations
 
 import os
-import re
 from datetime import timezone, tzinfo
 from functools import lru_cache
 
+from openalice.core import patterns
 from openalice.core.errors import InvalidInput
 
 __all__ = ["LOCAL", "resolve_zone", "zone_label", "machine_zone", "machine_zone_key"]
@@ -27,7 +27,7 @@ _LOCALTIME = "/etc/localtime"
 # IANA keys are short relative paths of letters, digits and `_+-`; anything
 # else (dots, backslashes, empty parts, leading `/`) is refused up front so a
 # crafted name can never make zoneinfo open an arbitrary file.
-_KEY_SHAPE = re.compile(r"[A-Za-z0-9_+\-]{1,40}(?:/[A-Za-z0-9_+\-]{1,40}){0,3}", re.ASCII)
+_KEY_SHAPE = patterns.compile("(?a)" r"[A-Za-z0-9_+\-]{1,40}(?:/[A-Za-z0-9_+\-]{1,40}){0,3}")
 
 # Files that live among the zones but are not zones users should name.
 _NOT_ZONES = frozenset({"localtime", "posixrules"})

@@ -14,12 +14,11 @@ environment; nothing here returns it for printing.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 
-from openalice.core import clock, fs, paths, secrets
+from openalice.core import clock, fs, paths, patterns, secrets
 from openalice.core.errors import Conflict, InvalidInput, NotFound, Unavailable
 
 from . import wires as wires_mod
@@ -34,7 +33,7 @@ __all__ = [
     "note_last_model", "set_model_override", "validate_record", "public_view", "open_credential",
 ]
 
-SLUG_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,63}\Z")
+SLUG_RE = patterns.compile(r"[a-z0-9][a-z0-9-]{0,63}\Z")
 AUTH_TYPES = ("api-key", "subscription")
 VENDORS = ("anthropic", "openai", "google", "xai", "minimax", "glm", "kimi", "deepseek", "longcat",
            "openrouter", "cursor", "custom")

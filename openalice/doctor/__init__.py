@@ -11,14 +11,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import stat
 import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 
 from openalice import agents, credentials, harness, preferences, sessions, workspaces
-from openalice.core import clock, paths
+from openalice.core import clock, executables, paths
 from openalice.core.errors import AliceError
 from openalice.core.records import field, record_class
 from openalice.schedule.health import health_report
@@ -145,7 +144,7 @@ def _check_agents(report: Report, env: Mapping[str, str], timeout: float) -> dic
     search = env.get("PATH", os.defpath)
     for name in agents.builtin_names():
         exe = agents.get_adapter(name).capabilities.executable
-        path = shutil.which(exe, path=search)
+        path = executables.which(exe, path=search)
         entry: dict = {"name": name, "found": path is not None, "pinned": PINNED_VERSIONS.get(name)}
         present[name] = path is not None
         if path is None:

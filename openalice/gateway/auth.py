@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import re
 import secrets
 import threading
 import time
@@ -27,13 +26,14 @@ from http.cookies import CookieError, SimpleCookie
 from typing import Callable, Iterable, Mapping
 from urllib.parse import urlsplit
 
+from openalice.core import patterns
 from openalice.core.net import is_loopback_ip
 
 __all__ = ["LOOPBACK_NAMES", "new_token", "is_loopback", "Guard"]
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 TOKEN_HEADER = "X-OpenAlice-Token"
-_HOST_CHARS = re.compile(r"[A-Za-z0-9.\-:\[\]]+\Z")
+_HOST_CHARS = patterns.compile(r"[A-Za-z0-9.\-:\[\]]+\Z")
 CODE_SECONDS = 60.0   # a browser that takes longer to start gets a refusal and the printed URL works
 _MAX_CODES = 8
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from openalice.core import patterns
+
 from .errors import HttpError
 from .params import check_param, json_body, no_dash, text_value
 
@@ -20,10 +22,10 @@ __all__ = ["config_set_args", "upgrade_args", "sticker_args", "studio_action", "
 
 #: ``alice-harness config set`` keys (docs/harness.md §3): the CLI checks the
 #: tool and group names against its tables; this only keeps the grammar.
-CONFIG_KEY_RE = re.compile(
+CONFIG_KEY_RE = patterns.compile(
     r"(skills\.[a-z0-9][a-z0-9-]{0,63}|cli\.[a-z][a-z-]{0,31}\.(enabled|groups\.[a-z][a-z0-9-]{0,31}))\Z")
-DIGEST_RE = re.compile(r"[0-9a-f]{64}\Z")
-_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")
+DIGEST_RE = patterns.compile(r"[0-9a-f]{64}\Z")
+_CONTROL_RE = patterns.compile(r"[\x00-\x1f\x7f]")
 MAX_PATHS = 256
 MAX_PATH_CHARS = 1024
 

@@ -8,12 +8,11 @@ owning packages, the catalog schema's ``$defs``), so a traversal such as
 from __future__ import annotations
 
 import json
-import re
 from functools import lru_cache
 from typing import Any, Callable, Iterable
 
 from openalice.connectors.records import NAME_RE as CONNECTOR_NAME_RE
-from openalice.core import resources
+from openalice.core import patterns, resources
 from openalice.core.schema import Validator
 from openalice.core.secrets import NAME_RE as ENV_NAME_RE
 from openalice.inbox.store import ID_RE as INBOX_ID_RE
@@ -67,8 +66,8 @@ def _log_name(value: str) -> bool:
 
 #: The sticker library's grammars (``stickers.pack.ID_RE``/``FILE_RE``: the gateway
 #: may not import that package, so they are restated; a test compares them).
-PACK_ID_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,63}\Z")
-STICKER_FILE_RE = re.compile(r"[a-zA-Z0-9][a-zA-Z0-9_-]{0,79}\.(png|webp)\Z")
+PACK_ID_RE = patterns.compile(r"[a-z0-9][a-z0-9-]{0,63}\Z")
+STICKER_FILE_RE = patterns.compile(r"[a-zA-Z0-9][a-zA-Z0-9_-]{0,79}\.(png|webp)\Z")
 
 
 def _index(value: str) -> bool:

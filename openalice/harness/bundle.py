@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
-from openalice.core import frontmatter, fs, resources
+from openalice.core import frontmatter, fs, patterns, resources
 from openalice.core.errors import InvalidInput
 from openalice.managed import check_path
 
@@ -36,8 +36,8 @@ __all__ = ["Skill", "Template", "Bundle", "load", "BUNDLE_ENV", "NAME_RE", "MAX_
            "INSTRUCTION_SOFT_LIMIT", "RESERVED_SKILLS"]
 
 BUNDLE_ENV = "ALICE_HARNESS_BUNDLE"
-NAME_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,63}\Z")
-VERSION_RE = re.compile(r"[0-9A-Za-z][0-9A-Za-z.+_-]{0,63}\Z")
+NAME_RE = patterns.compile(r"[a-z0-9][a-z0-9-]{0,63}\Z")
+VERSION_RE = patterns.compile(r"[0-9A-Za-z][0-9A-Za-z.+_-]{0,63}\Z")
 MAX_FILE_BYTES = 1024 * 1024
 MAX_SKILL_FILES = 2000
 MAX_INSTRUCTION_BYTES = 64 * 1024

@@ -28,7 +28,8 @@ from __future__ import annotations
 
 import json
 import os
-import re
+
+from openalice.core import patterns
 
 __all__ = ["TOOL_GROUPS", "ALWAYS_INCLUDED", "Config", "parse", "parse_file",
            "parse_assignment", "ConfigError"]
@@ -46,7 +47,7 @@ TOOL_GROUPS: dict[str, tuple[str, ...]] = {
 }
 TOOL_ALIASES = {"alice-workspace": "alice"}
 ALWAYS_INCLUDED = ("self-scheduling",)
-_SKILL_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,63}\Z")
+_SKILL_RE = patterns.compile(r"[a-z0-9][a-z0-9-]{0,63}\Z")
 MAX_BYTES = 64 * 1024
 
 

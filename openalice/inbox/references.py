@@ -32,18 +32,19 @@ from __future__ import annotations
 import bisect
 import re
 
+from openalice.core import patterns
 from openalice.core.records import record_class
 
 __all__ = ["References", "Ignored", "parse", "classify", "NO_REPLY"]
 
 NO_REPLY = "no-reply"
 
-_FENCE_OPEN = re.compile(r"[ ]{0,3}(`{3,}|~{3,})")
-_BACKTICK_RUN = re.compile(r"`+")
-_INTERESTING = re.compile(r"[`\\\[\n]")
-_CANDIDATE_STOP = re.compile(r"[\]\n]")
-_FORBIDDEN = re.compile(r"[:|#?\\\x00\r\n\[\]]")
-_EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,16}\Z")
+_FENCE_OPEN = patterns.compile(r"[ ]{0,3}(`{3,}|~{3,})")
+_BACKTICK_RUN = patterns.compile(r"`+")
+_INTERESTING = patterns.compile(r"[`\\\[\n]")
+_CANDIDATE_STOP = patterns.compile(r"[\]\n]")
+_FORBIDDEN = patterns.compile(r"[:|#?\\\x00\r\n\[\]]")
+_EXTENSION = patterns.compile(r"\.[A-Za-z0-9]{1,16}\Z")
 
 
 @record_class(frozen=True)

@@ -27,11 +27,10 @@ waiting meanwhile) is paid only by the rare path.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from openalice.core import fs, jsonl, jsonl_lines, paths
+from openalice.core import fs, jsonl, jsonl_lines, paths, patterns
 from openalice.core.errors import NotFound, OperationalError
 from openalice.core.records import record_class
 
@@ -44,7 +43,7 @@ __all__ = [
 
 ENTRIES_FILE = "entries.jsonl"
 READ_STATE_FILE = "read-state.json"
-ID_RE = re.compile(r"inbox-(\d{13})-([0-9a-hjkmnp-tv-z]{8})\Z")
+ID_RE = patterns.compile(r"inbox-(\d{13})-([0-9a-hjkmnp-tv-z]{8})\Z")
 _ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"  # Crockford base32, ASCII-sorted
 _RANDOM_BITS = 40
 _RANDOM_MAX = (1 << _RANDOM_BITS) - 1

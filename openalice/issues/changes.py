@@ -6,7 +6,7 @@ result."""
 
 from __future__ import annotations
 
-import re
+from openalice.core import patterns
 
 from .declaration import DEFAULT_CRON_TIMEZONE, KNOWN_FIELDS, RUNTIME_FIELDS, FieldError, alias_problem
 
@@ -17,7 +17,7 @@ FIELD_ORDER = ("title", "status", "priority", "assignee", "when", "agent", "cred
                "credentialSource", "model", "effort", "timeout", "commentPrompt",
                "telegramConnector")
 WRITABLE_FIELDS = frozenset(FIELD_ORDER)
-SURROGATE = re.compile("[\ud800-\udfff]")
+SURROGATE = patterns.compile("[\ud800-\udfff]")
 NOT_UTF8 = "is not valid UTF-8 text (check the terminal's or file's encoding)"
 _WHEN_KEYS = frozenset({"kind", "at", "every", "cron", "timezone", "catchUp"})
 _FIELD_ALIASES = {name.lower(): name for name in KNOWN_FIELDS}

@@ -18,11 +18,10 @@ the workspace root only (``root=``), never through a link.
 from __future__ import annotations
 
 import os
-import re
 from datetime import datetime
 from pathlib import Path
 
-from openalice.core import fs
+from openalice.core import fs, patterns
 from openalice.core.clock import to_iso
 from openalice.core.errors import Conflict, InvalidInput
 
@@ -34,11 +33,11 @@ __all__ = ["SIDECAR_VERSION", "MAX_COMMENT_CHARS", "COMMENT_ID_RE", "VIA_RE", "c
 
 SIDECAR_VERSION = 1
 MAX_COMMENT_CHARS = 64 * 1024
-COMMENT_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}\Z")
-_SURROGATE = re.compile("[\ud800-\udfff]")
+COMMENT_ID_RE = patterns.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}\Z")
+_SURROGATE = patterns.compile("[\ud800-\udfff]")
 VIA_CHANNELS = ("telegram", "web")
-AUTHOR_RE = re.compile(r"(?:human|@resume-\S{1,200}|ws:[^\n]{1,120})\Z")
-VIA_RE = re.compile(r"[a-z][a-z0-9-]{0,31}\Z")   # the channel a comment came through: telegram, web...
+AUTHOR_RE = patterns.compile(r"(?:human|@resume-\S{1,200}|ws:[^\n]{1,120})\Z")
+VIA_RE = patterns.compile(r"[a-z][a-z0-9-]{0,31}\Z")   # the channel a comment came through: telegram, web...
 
 
 def comments_path(ws, issue_id: str) -> Path:

@@ -16,9 +16,9 @@ as absent.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
+from openalice.core import patterns
 from openalice.core.errors import InvalidInput, excerpt
 from openalice.core.records import field, record_class
 from openalice.core.zones import resolve_zone
@@ -49,19 +49,19 @@ COMMENT_PROMPT_MAX = 8000
 MAX_BYTES = 64 * 1024
 ID_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_-]*$"
 ID_MAX = 128
-ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}\Z")
+ID_RE = patterns.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}\Z")
 # The vault's slug grammar (openalice.credentials): lowercase, digits, dashes.
-CREDENTIAL_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,63}\Z")
-RESUME_ASSIGNEE_RE = re.compile(r"@resume-\S{1,200}\Z")
+CREDENTIAL_RE = patterns.compile(r"[a-z0-9][a-z0-9-]{0,63}\Z")
+RESUME_ASSIGNEE_RE = patterns.compile(r"@resume-\S{1,200}\Z")
 # A cron `when` without `timezone` means the machine's zone: for the reader, the
 # writers (which then write it out), validate and the scheduler alike.
 DEFAULT_CRON_TIMEZONE = "local"
 # Read-only aliases: accepted when read, refused when written.
 READ_ALIASES = {"@workspace": None, "@new": "@new-then-resume"}
 
-_TOKEN_RE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
-_COMMENTS_HEADING_RE = re.compile(r"^##[ \t]+Comments[ \t]*$", re.MULTILINE)
-_SLUG_DROP_RE = re.compile(r"[^a-z0-9]+")
+_TOKEN_RE = patterns.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_COMMENTS_HEADING_RE = patterns.compile("(?m)" r"^##[ \t]+Comments[ \t]*$")
+_SLUG_DROP_RE = patterns.compile(r"[^a-z0-9]+")
 
 
 @record_class(frozen=True)

@@ -32,6 +32,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
+from openalice.core import executables
 from openalice.core.errors import AliceError
 from openalice.core.records import record_class
 
@@ -159,7 +160,6 @@ def run_blocker(ws: Any, issue: Any, *, environ: Mapping[str, str] | None = None
     """Why ``issue``'s headless run cannot start now, or None.  Reads the
     session file, the workspace settings, the vault records (never a secret)
     and ``PATH`` (``environ``, default the process environment)."""
-    import shutil  # lazy: the scan's report reads REASONS alone
 
     from openalice import agents  # lazy: the scan's report reads REASONS alone
 
@@ -190,7 +190,7 @@ def run_blocker(ws: Any, issue: Any, *, environ: Mapping[str, str] | None = None
             return Blocker("credential_missing", f"credential {slug!r} has no key stored", cred_field,
                            f"store it with 'alice credential add {slug} --replace'")
     executable = capabilities.executable
-    if shutil.which(executable, path=_run_path(environ)) is None:
+    if executables.which(executable, path=_run_path(environ)) is None:
         where = "is not executable" if os.path.isabs(executable) else "is not on PATH"
         return Blocker("agent_not_installed", f"agent {agent!r}: {executable!r} {where}", field,
                        "install it, or run 'alice doctor' to see which agents are found; a timer "

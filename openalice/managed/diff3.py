@@ -20,15 +20,16 @@ on random edit triples.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
+
+from openalice.core import patterns
 
 from .linediff import diff_lines, split_lines
 
 __all__ = ["MergeResult", "merge3", "diff_lines", "split_lines"]
 
 MARKER_SIZE = 7
-_ALNUM = re.compile(r"[A-Za-z0-9]")
+_ALNUM = patterns.compile(r"[A-Za-z0-9]")
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from .settings import (
     pref_from_binding,
     preference_for,
     read,
+    read_once,
     record_recent,
     set_default_agent,
     set_preference,
@@ -36,7 +37,7 @@ from .settings import (
 )
 
 __all__ = [
-    "SURFACES", "SettingsRead", "empty_settings", "load", "pref_from_binding", "preference_for", "read",
+    "SURFACES", "SettingsRead", "empty_settings", "load", "pref_from_binding", "preference_for", "read", "read_once",
     "record_recent", "set_default_agent", "set_preference", "settings_path", "unset", "update",
     "validate", "validate_agent_name",
 ]

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 
-from openalice.core import redact
+from openalice.core import patterns, redact
 
 __all__ = ["REASONS", "DETAIL_LIMIT", "classify", "explain", "from_record", "describe"]
 
@@ -73,7 +73,7 @@ _LOGIN = {"claude": "run `claude auth login`", "codex": "run `codex login`",
           "pi": "run `pi` and type `/login` (or set the provider's API key variable)"}
 _VENDOR = {"claude": "anthropic", "codex": "openai"}
 _CRASH_SIGNALS = ("SIGSEGV", "SIGABRT", "SIGBUS", "SIGILL", "SIGFPE", "SIGSYS", "SIGTRAP")
-_CRASH_TRACE = re.compile(r"panicked at|Segmentation fault|FATAL ERROR|Traceback \(most recent call last\)"
+_CRASH_TRACE = patterns.compile(r"panicked at|Segmentation fault|FATAL ERROR|Traceback \(most recent call last\)"
                           r"|Fatal JavaScript|core dumped")
 # Status → code (HTTP statuses as the CLIs report them).
 _BY_STATUS = {401: "credential_rejected", 403: "credential_rejected", 402: "billing", 404: "model_not_found",
@@ -99,8 +99,8 @@ _RULES = (
                                  r"api_error|server_error", re.I)),
 )
 # Lines a CLI prints on every run that are not its failure (codex, unknown model metadata).
-_NOISE = re.compile(r"^Model metadata for .* not found|^Falling back from WebSockets", re.I)
-_STATUS_IN_TEXT = re.compile(r"(?:status:? |status code |\(|^|HTTP )([45]\d\d)\b")
+_NOISE = patterns.compile("(?i)" r"^Model metadata for .* not found|^Falling back from WebSockets")
+_STATUS_IN_TEXT = patterns.compile(r"(?:status:? |status code |\(|^|HTTP )([45]\d\d)\b")
 
 
 def _words(code: str, agent: str | None) -> tuple[str, str]:

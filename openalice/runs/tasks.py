@@ -29,12 +29,11 @@ frozen ``ALICE_NOW``.  The stored record is never changed by reading it.
 from __future__ import annotations
 
 import os
-import re
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from openalice.core import clock, fs, paths
+from openalice.core import clock, fs, paths, patterns
 from openalice.core.errors import Conflict, InvalidInput, NotFound, OperationalError
 from openalice.core.jsonl import JsonlFile
 
@@ -56,10 +55,10 @@ ENDED_STATUSES = STATUSES[1:]  # a run in one of these has ended
 # orphaned (the scanner died in between) and reads as interrupted.
 SUPERVISOR_GRACE_SECONDS = 120
 
-TASK_ID_RE = re.compile(r"run-[A-Za-z0-9_-]{8}\Z")
+TASK_ID_RE = patterns.compile(r"run-[A-Za-z0-9_-]{8}\Z")
 # Ids accepted for lookup: new ids are run-XXXXXXXX; this also admits legacy
 # UUIDs while keeping every id a single safe path component.
-_LOOKUP_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}\Z")
+_LOOKUP_ID_RE = patterns.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}\Z")
 _INDEX_KEYS = ("taskId", "workspaceId", "issueId", "createdAt")
 
 

@@ -237,37 +237,45 @@ def health_report(*, now: datetime, workspaces: list | None = None, reader=None,
     if reader is None:
         # lazy: the runs listing imports classify_failure, not the report
         from .address import read_issues as reader
+    from openalice.preferences import read_once  # lazy: (as above)
+
     issues_out: list[dict] = []
     invalid: list[dict] = []
     ws_out: list[dict] = []
     deliveries: dict = {"unanswered": 0, "failed": 0, "failedComments": []}
-    for ws in workspaces:
-        try:
-            issue_set = reader(ws)
-        except AliceError as exc:
-            ws_out.append({"id": ws.id, "state": "unreadable", "error": str(exc)})
-            continue
-        item = {"id": ws.id, "state": issue_set.state}
-        if getattr(issue_set, "error", None):
-            item["error"] = str(issue_set.error)
-        ws_out.append(item)
-        for bad in issue_set.invalid or ():
-            if issue_id is None or bad.id == issue_id:
-                invalid.append({"workspaceId": ws.id, "issueId": bad.id, "path": str(bad.path),
-                                "errors": [{"field": getattr(e, "field", "") or "",
-                                            "reason": getattr(e, "reason", str(e))}
-                                           for e in (bad.errors or ())]})
-        for issue in issue_set.issues:
-            if issue_id is None or issue.id == issue_id:
-                _count_deliveries(ws, issue, deliveries)
-            if not getattr(issue, "when", None) or (issue_id is not None and issue.id != issue_id):
-                continue
-            issues_out.append(issue_health(ws, issue, now=now))
+    with read_once():  # every issue's readiness reads its workspace's settings: once per report
+        for ws in workspaces:
+            _workspace_health(ws, reader, issue_id, now, issues_out, invalid, ws_out, deliveries)
     counts: dict[str, int] = {}
     for entry in issues_out:
         counts[entry["state"]] = counts.get(entry["state"], 0) + 1
     return {"now": clock.to_iso(now), "issues": issues_out, "counts": counts, "invalid": invalid,
             "workspaces": ws_out, "deliveries": deliveries}
+
+
+def _workspace_health(ws, reader, issue_id, now, issues_out, invalid, ws_out, deliveries) -> None:
+    """One workspace's part of :func:`health_report` (appended to its lists)."""
+    try:
+        issue_set = reader(ws)
+    except AliceError as exc:
+        ws_out.append({"id": ws.id, "state": "unreadable", "error": str(exc)})
+        return
+    item = {"id": ws.id, "state": issue_set.state}
+    if getattr(issue_set, "error", None):
+        item["error"] = str(issue_set.error)
+    ws_out.append(item)
+    for bad in issue_set.invalid or ():
+        if issue_id is None or bad.id == issue_id:
+            invalid.append({"workspaceId": ws.id, "issueId": bad.id, "path": str(bad.path),
+                            "errors": [{"field": getattr(e, "field", "") or "",
+                                        "reason": getattr(e, "reason", str(e))}
+                                       for e in (bad.errors or ())]})
+    for issue in issue_set.issues:
+        if issue_id is None or issue.id == issue_id:
+            _count_deliveries(ws, issue, deliveries)
+        if not getattr(issue, "when", None) or (issue_id is not None and issue.id != issue_id):
+            continue
+        issues_out.append(issue_health(ws, issue, now=now))
 
 
 def _count_deliveries(ws, issue, out: dict) -> None:

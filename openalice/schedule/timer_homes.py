@@ -17,12 +17,14 @@ import re
 import shlex
 from collections.abc import Mapping
 
+from openalice.core import patterns
+
 from . import timers
 from .fastpath import TIMER_VAR
 
 __all__ = ["survey", "definition_env"]
 
-_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_ASSIGNMENT = patterns.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
 
 def _cron_env(line: str) -> dict[str, str]:

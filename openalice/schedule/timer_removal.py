@@ -18,10 +18,9 @@ is not an error: the result says nothing was removed.
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Mapping
 
-from openalice.core import fs
+from openalice.core import executables, fs
 from openalice.core.errors import OperationalError
 
 from . import timers
@@ -74,7 +73,7 @@ def _disable(spec: dict, out: dict) -> None:
     else:
         steps = [["launchctl", "unload", "-w", item["path"]] for item in spec["files"]]
     for argv in steps:
-        if shutil.which(argv[0]) is None:
+        if executables.which(argv[0]) is None:
             continue
         result = timers.run_timer_tool(argv)
         out["disabled"].append({"argv": argv, "ok": result.returncode == 0,
@@ -98,6 +97,6 @@ def uninstall(kind: str, *, environ: Mapping[str, str] | None = None) -> dict:
     for path in present:
         fs.remove_file(path)
         out["removed"].append(path)
-    if kind == "systemd" and shutil.which("systemctl") is not None:
+    if kind == "systemd" and executables.which("systemctl") is not None:
         timers.run_timer_tool(["systemctl", "--user", "daemon-reload"])
     return out

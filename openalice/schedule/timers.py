@@ -24,13 +24,12 @@ from __future__ import annotations
 import os
 import plistlib
 import shlex
-import shutil
 import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from openalice.core import fs
+from openalice.core import executables, fs
 from openalice.core.errors import OperationalError, Unavailable
 
 from .fastpath import TIMER_VAR
@@ -59,7 +58,7 @@ def tool_command(*, executable: str | None = None) -> list[str]:
         # The launcher's `#!/usr/bin/env python3` would depend on the timer's
         # PATH; name the interpreter explicitly.
         return [python, str(launcher)]
-    found = shutil.which("alice-schedule")
+    found = executables.which("alice-schedule")
     if found:
         return [os.path.abspath(found)]
     raise Unavailable("cannot find the alice-schedule executable", code="tool_not_found")
@@ -269,7 +268,7 @@ def prepare(spec: dict) -> list[str]:
 def _enable_tools_missing(spec: dict) -> None:
     """Unavailable before anything is written when an enable tool is absent."""
     for argv in spec["enable"]:
-        if shutil.which(argv[0]) is None:
+        if executables.which(argv[0]) is None:
             raise Unavailable(f"{argv[0]} is not installed; nothing was written (drop --enable "
                               "to write the files only)", code="timer_tool_missing")
 
@@ -361,7 +360,7 @@ def installed(environ: Mapping[str, str] | None = None) -> list[dict]:
     A crontab that cannot be listed counts as none."""
     environ = os.environ if environ is None else environ
     found: list[dict] = []
-    crontab = shutil.which("crontab", path=environ.get("PATH", os.defpath))
+    crontab = executables.which("crontab", path=environ.get("PATH", os.defpath))
     if crontab:
         try:
             listed = subprocess.run([crontab, "-l"], capture_output=True, text=True, timeout=10,

@@ -3,9 +3,9 @@ checked field by field (shape only: whether the agent or credential exists is th
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
+from openalice.core import patterns
 from openalice.core.errors import InvalidInput
 from openalice.core.records import record_class
 
@@ -32,7 +32,7 @@ NOUNS = ("river", "meadow", "harbor", "forest", "canyon", "island", "lantern", "
          "willow")
 _SUFFIX = "0123456789abcdefghijklmnopqrstuvwxyz"
 # Generated ids and legacy UUIDs are both valid; '.', '/', '\\' and NUL never are.
-_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}\Z")
+_ID_RE = patterns.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}\Z")
 
 
 @record_class(frozen=True)

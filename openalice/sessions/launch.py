@@ -14,13 +14,12 @@ exit status.
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import time
 from pathlib import Path
 
 from openalice import agents
-from openalice.core import fs
+from openalice.core import executables, fs
 from openalice.core.errors import AliceError, InvalidInput, Unavailable
 from openalice.core.records import field, record_class
 
@@ -104,7 +103,7 @@ def plan_open(home: Any, resume_id: str, *, surface: str = "interactive", cwd: o
 
 def require_installed(agent: str, executable: str, path: str | None) -> str:
     """The CLI's path, or exit 3 ``agent_missing`` before anything is created or started."""
-    found = shutil.which(executable, path=path)
+    found = executables.which(executable, path=path)
     if found is None:
         raise Unavailable(f"{agent} is not installed: {executable!r} is not on PATH", field="agent",
                           code="agent_missing",

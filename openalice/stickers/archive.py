@@ -20,11 +20,11 @@ directory; members the manifest does not list are never read.
 from __future__ import annotations
 
 import os
-import re
 import stat
 import zlib
 from pathlib import Path
 
+from openalice.core import patterns
 from openalice.core.errors import InvalidInput
 
 from . import pack as packs
@@ -32,7 +32,7 @@ from . import pack as packs
 __all__ = ["read_zip", "MAX_MEMBERS"]
 
 MAX_MEMBERS = 1000
-_DRIVE = re.compile(r"[A-Za-z]:")
+_DRIVE = patterns.compile(r"[A-Za-z]:")
 
 
 def _bad(reason: str, file, field: str | None = None, code: str = "unsafe_archive") -> InvalidInput:

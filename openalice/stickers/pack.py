@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Mapping
 
-from openalice.core import fs
+from openalice.core import fs, patterns
 from openalice.core.errors import InvalidInput
 
 __all__ = ["Sticker", "Pack", "SCHEMA_VERSION", "ID_RE", "FILE_RE", "VERSION_RE", "REVISION_RE",
@@ -42,10 +42,10 @@ __all__ = ["Sticker", "Pack", "SCHEMA_VERSION", "ID_RE", "FILE_RE", "VERSION_RE"
            "parse_manifest", "image_kind", "build", "read_dir", "render_skill", "check_keys"]
 
 SCHEMA_VERSION = 1
-ID_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,63}\Z")
-FILE_RE = re.compile(r"[a-zA-Z0-9][a-zA-Z0-9_-]{0,79}\.(png|webp)\Z")
-VERSION_RE = re.compile(r"[0-9A-Za-z][0-9A-Za-z.+_-]{0,39}\Z")
-REVISION_RE = re.compile(r"[0-9A-Za-z][0-9A-Za-z.+_-]{0,39}\+[0-9a-f]{12}\Z")
+ID_RE = patterns.compile(r"[a-z0-9][a-z0-9-]{0,63}\Z")
+FILE_RE = patterns.compile(r"[a-zA-Z0-9][a-zA-Z0-9_-]{0,79}\.(png|webp)\Z")
+VERSION_RE = patterns.compile(r"[0-9A-Za-z][0-9A-Za-z.+_-]{0,39}\Z")
+REVISION_RE = patterns.compile(r"[0-9A-Za-z][0-9A-Za-z.+_-]{0,39}\+[0-9a-f]{12}\Z")
 MAX_IMAGE_BYTES = 512 * 1024
 MAX_STICKERS = 100
 MAX_PACK_BYTES = 32 * 1024 * 1024
@@ -56,7 +56,7 @@ SKILL_NAME = "alice-stickers"
 MANIFEST = "pack.json"
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_CONTROL = patterns.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 @dataclass(frozen=True)

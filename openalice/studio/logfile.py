@@ -14,11 +14,10 @@ one way in, and a raw port would invite bypassing it.
 from __future__ import annotations
 
 import os
-import re
 import threading
 from pathlib import Path
 
-from openalice.core import pipes
+from openalice.core import patterns, pipes
 from openalice.core.redact import redact
 
 __all__ = ["TAIL_BYTES", "ROTATE_BYTES", "LINE_LIMIT", "LOOPBACK", "redact_line", "redact_for_display",
@@ -28,7 +27,7 @@ TAIL_BYTES = 64 * 1024
 ROTATE_BYTES = 8 * 1024 * 1024
 LINE_LIMIT = 16 * 1024          # a longer line is cut (and marked) before redaction
 LOOPBACK = "[HARNESS_LOOPBACK]"
-_LOOPBACK_RE = re.compile(
+_LOOPBACK_RE = patterns.compile(
     r"(?i)(?<![\w.-])(?:127(?:\.\d{1,3}){3}|localhost|\[::1\]|::1|0\.0\.0\.0)(?::\d{1,5})\b(?![\w-])")
 
 

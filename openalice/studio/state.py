@@ -17,12 +17,11 @@ never published for a generation that is being stopped.
 
 from __future__ import annotations
 
-import re
 import secrets
 from collections.abc import Callable
 from pathlib import Path
 
-from openalice.core import fs, paths
+from openalice.core import fs, paths, patterns
 from openalice.core.errors import AliceError, InvalidInput
 from openalice.core.resources import schema_validator
 
@@ -38,9 +37,9 @@ LIVE_PHASES = ("starting", "ready", "stopping")
 SCHEMA_VERSION = 1
 HOST_PREFIX = "oa-surface-"
 HOST_SUFFIX = ".localhost"
-_SURFACE_ID_RE = re.compile(r"[0-9a-f]{24}\Z")
-_HOST_RE = re.compile(r"oa-surface-([0-9a-f]{24})\.localhost\Z")
-_WS_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}\Z")
+_SURFACE_ID_RE = patterns.compile(r"[0-9a-f]{24}\Z")
+_HOST_RE = patterns.compile(r"oa-surface-([0-9a-f]{24})\.localhost\Z")
+_WS_ID_RE = patterns.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}\Z")
 
 
 def studio_root() -> Path:

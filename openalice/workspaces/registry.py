@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from openalice.core import fs, paths
+from openalice.core import fs, paths, patterns
 from openalice.core.errors import AliceError, Conflict, InvalidInput, NotFound, Unavailable, UsageError
 from openalice.core.records import asdict, record_class
 
@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # annotations only
     from datetime import datetime
 
 TEMPLATES = ("blank", "chat")
-ID_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,63}\Z")
+ID_RE = patterns.compile(r"[a-z0-9][a-z0-9-]{0,63}\Z")
 REGISTRY_VERSION = 1
 
 # The seam where later capabilities project guidance, skills and stickers into a

@@ -39,6 +39,8 @@ def test_wheel_carries_the_data_as_real_files(installed):
     for tool in TOOLS:
         assert f"{tool} = openalice.cli." in entry_points
     assert not any(n.startswith("tests/") for n in names)
+    # no bytecode a run left in the checkout (presets/_validate.py runs as a script)
+    assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
 
 
 def test_installed_tools_work_outside_the_checkout(installed, tmp_path):

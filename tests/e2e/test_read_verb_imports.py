@@ -24,15 +24,16 @@ _spec.loader.exec_module(read_verbs)
 
 #: Always there once a verb runs: the runner, the dispatcher, the quick parser, errors, output.
 COMMON = {"openalice", "openalice.cli", "openalice.cli._run", "openalice.cli._dispatch",
-          "openalice.cli._args", "openalice.core", "openalice.core.errors", "openalice.core.output"}
+          "openalice.cli._args", "openalice.core", "openalice.core.errors", "openalice.core.output",
+          "openalice.core.patterns"}
 
 #: Standard-library modules no read verb may load (each costs a read verb's start-up).
 HEAVY = {"argparse", "gettext", "locale", "shutil", "dataclasses", "inspect", "ast", "typing",
          "tempfile", "random", "threading", "subprocess", "hashlib", "secrets", "difflib",
          "importlib.resources", "socket", "signal", "email", "uuid"}
 
-#: Where a verb needs one of them (the issue reader's zones; readiness asks shutil.which).
-ALLOWED = {"alice-schedule health --json": {"shutil"}}
+#: Where a verb needs one of them (none now: readiness asks core.executables, not shutil.which).
+ALLOWED: dict[str, set] = {}
 
 PINNED = {
     'alice workspace list --json':
@@ -139,7 +140,7 @@ PINNED = {
         "core.paths core.records runs runs.tasks",
     'alice-schedule health --json':
         "core.derived issues.index "
-        "agents agents.base agents.claude agents.registry agents.shellrc agents.shims cli.schedule cli.schedule_health "
+        "core.executables agents agents.base agents.claude agents.registry agents.shellrc agents.shims cli.schedule cli.schedule_health "
         "core.beneath core.clock core.cron core.flock core.frontmatter core.frontmatter.flow "
         "core.frontmatter.model core.frontmatter.parser core.frontmatter.quoted "
         "core.frontmatter.reader core.frontmatter.scalars core.frontmatter.values "

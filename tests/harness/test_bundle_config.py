@@ -123,7 +123,8 @@ def test_the_gate_path_loads_only_the_gate_and_the_config():
     loaded = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True,
                             check=True).stdout.split()
     assert loaded == ["openalice", "openalice.core", "openalice.core.errors", "openalice.core.output",
-                      "openalice.harness", "openalice.harness.config", "openalice.harness.gate"]
+                      "openalice.core.patterns", "openalice.harness", "openalice.harness.config",
+                      "openalice.harness.gate"]
 
 
 def test_config_decides_by_tool_and_group():

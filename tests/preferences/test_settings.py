@@ -127,3 +127,28 @@ def test_a_preference_that_could_never_seed_a_session_is_refused_and_nothing_is_
         call(ws)
     assert err.value.code == code
     assert not preferences.settings_path(ws).exists()
+
+
+def test_read_once_reads_each_workspace_once_per_block(ws, tmp_path):
+    other = workspaces.init(tmp_path / "other", now=NOW)[0]
+    preferences.set_default_agent(ws, surface="headless", agent="codex")
+    with preferences.read_once():
+        first = preferences.load(ws)
+        assert preferences.load(other) == preferences.empty_settings()
+        preferences.set_default_agent(ws, surface="headless", agent="pi")  # written meanwhile
+        assert preferences.load(ws) is first  # the block's answer: read at its start
+        with preferences.read_once():  # nested: the outer block's answers
+            assert preferences.load(ws) is first
+        assert preferences.load(ws) is first
+    # after the block the file is read again
+    assert preferences.load(ws)["runtime"]["headless"]["defaultAgent"] == "pi"
+    assert first["runtime"]["headless"]["defaultAgent"] == "codex"
+
+
+def test_read_once_keeps_an_invalid_file_invalid(ws):
+    _write(ws, {"version": 1, "runtime": {"headless": {"apiKey": "x"}}})
+    with preferences.read_once():
+        for _ in range(2):
+            with pytest.raises(InvalidInput):
+                preferences.load(ws)
+        assert preferences.read(ws).status == "invalid"

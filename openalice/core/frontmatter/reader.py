@@ -3,7 +3,7 @@ parse the YAML (:mod:`.parser`) and hand back a :class:`~.model.Document`."""
 
 from __future__ import annotations
 
-import re
+from openalice.core import patterns
 
 from .model import MAX_BYTES, Document, FrontmatterError, error_at
 from .parser import Parser
@@ -116,7 +116,7 @@ def _check_size(size: int, max_bytes: int, path: str | None) -> None:
 
 # C0/C1 controls, DEL, lone surrogates, non-characters, a CR without LF, and
 # the Unicode line separators that YAML 1.1 readers treat as line breaks.
-_BAD_CHARACTER = re.compile(
+_BAD_CHARACTER = patterns.compile(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
 
 

@@ -4,7 +4,7 @@ patterns of the fast paths, and where a comment starts."""
 
 from __future__ import annotations
 
-import re
+from openalice.core import patterns
 
 from .model import MAX_INT_DIGITS
 
@@ -18,10 +18,10 @@ SPECIAL_SCALARS = {
     "-.inf": float("-inf"), "-.Inf": float("-inf"), "-.INF": float("-inf"),
     ".nan": float("nan"), ".NaN": float("nan"), ".NAN": float("nan"),
 }
-_INT = re.compile(r"[-+]?[0-9]+")
-_OCT = re.compile(r"0o[0-7]+")
-_HEX = re.compile(r"0x[0-9a-fA-F]+")
-_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
+_INT = patterns.compile(r"[-+]?[0-9]+")
+_OCT = patterns.compile(r"0o[0-7]+")
+_HEX = patterns.compile(r"0x[0-9a-fA-F]+")
+_FLOAT = patterns.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
 
 
 def core_number(text: str) -> object:
@@ -46,28 +46,28 @@ ESCAPES = {
     "N": "\x85", "_": "\xa0", "L": "\u2028", "P": "\u2029",
 }
 HEX_ESCAPE_SIZE = {"x": 2, "u": 4, "U": 8}
-HEX_DIGITS = re.compile(r"[0-9a-fA-F]+")
-DOUBLE_RUN = re.compile(r'[^"\\]*')
+HEX_DIGITS = patterns.compile(r"[0-9a-fA-F]+")
+DOUBLE_RUN = patterns.compile(r'[^"\\]*')
 
 # Flow-context plain scalar (YAML 1.2 ns-plain-multi-line, one line of it).
-FLOW_PLAIN = re.compile(
+FLOW_PLAIN = patterns.compile(
     r"""(?:[^ \t\[\]{},#&*!|>'"%@`?:-]|[?:-](?=[^ \t\[\]{},]))"""
     r"""(?:[^ \t\[\]{},:]|:(?=[^ \t\[\]{},])|[ \t]+(?=[^ \t\[\]{},#:]|:[^ \t\[\]{},]))*""")
-FLOW_PLAIN_MORE = re.compile(
+FLOW_PLAIN_MORE = patterns.compile(
     r"""(?:[^ \t\[\]{},:#]|:(?=[^ \t\[\]{},]))"""
     r"""(?:[^ \t\[\]{},:]|:(?=[^ \t\[\]{},])|[ \t]+(?=[^ \t\[\]{},#:]|:[^ \t\[\]{},]))*""")
-FAST_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: +|$)")
+FAST_KEY = patterns.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: +|$)")
 # One `key: value` item of a simple one-line flow mapping, and what follows it.
-FAST_FLOW_ITEM = re.compile(
+FAST_FLOW_ITEM = patterns.compile(
     r"""[ ]*([A-Za-z_][A-Za-z0-9_-]*): +(?:(["'])((?<=")[^"\\]*(?=")|(?<=')[^'\n]*(?='))\2|"""
     r"""([^ \t,\[\]{}#:"'&*!|>%@`?-](?:[^\t,\[\]{}#:"']*[^ \t,\[\]{}#:"'])?))[ ]*([,}])""")
 # The common line: a simple key, then a double-quoted value without escapes, a
 # single-quoted one without '' (cron: '0 3 * * *'), or a one-line plain value
 # without `#` or `:`, then perhaps a comment.
-FAST_PAIR = re.compile(
+FAST_PAIR = patterns.compile(
     r"""([A-Za-z_][A-Za-z0-9_-]*): +(?:"([^"\\]*)"[ ]*|'([^'\n]*)'[ ]*|"""
     r"""([^ \t#"'\[\]{}|>&*!%@`,?:-][^#:\t]*))(?:(?<=[ ])#.*)?""")
-PROPERTY = re.compile(r"[&*!][^\s,\[\]{}]*")
+PROPERTY = patterns.compile(r"[&*!][^\s,\[\]{}]*")
 
 # First characters that keep a value from being a plain scalar (or need a look).
 VALUE_SPECIAL = frozenset("\"'[{|>&*!%@`,]}-?:#")

@@ -4,9 +4,10 @@ the installed git's version; the identity upgrade commits are authored as."""
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 from typing import Mapping
+
+from openalice.core import patterns
 
 from ..errors import Busy, OperationalError
 
@@ -20,7 +21,7 @@ class GitError(OperationalError):
     default_code = "git_failed"
 
 
-_UNABLE = re.compile(r"Unable to create '([^']+\.lock)': File exists")
+_UNABLE = patterns.compile(r"Unable to create '([^']+\.lock)': File exists")
 
 
 class GitLocked(GitError, Busy):

@@ -16,10 +16,11 @@ line in the file where the instance path starts (a member's key line).
 from __future__ import annotations
 
 import json
-import re
 from bisect import bisect_left
 from json.decoder import scanstring
 from pathlib import Path
+
+from openalice.core import patterns
 
 from ..errors import AliceError
 from .instances import escape_token
@@ -79,8 +80,8 @@ def _check(validator: Validator, path: Path) -> dict:
                         "line": lines.get(v.instance_path)} for v in violations]}
 
 
-_SPACE = re.compile(r"[ \t\n\r]*")
-_SCALAR = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|true|false|null|NaN|-?Infinity")
+_SPACE = patterns.compile(r"[ \t\n\r]*")
+_SCALAR = patterns.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|true|false|null|NaN|-?Infinity")
 
 
 def pointer_lines(text: str) -> dict[str, int]:

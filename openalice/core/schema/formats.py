@@ -16,20 +16,22 @@ from __future__ import annotations
 
 import re
 
+from openalice.core import patterns
+
 from .instances import json_pointer, show
 from .nodes import STRINGS, Keyword
 from .report import Violation
 
-_DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})\Z")
-_TIME = re.compile(r"([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.[0-9]+)?(?:[Zz]|([+-])([0-9]{2}):([0-9]{2}))\Z")
-_DURATION = re.compile(r"P(?:[0-9]+W|(?=[0-9]|T[0-9])(?:[0-9]+Y(?:[0-9]+M(?:[0-9]+D)?)?|[0-9]+M(?:[0-9]+D)?|[0-9]+D)?"
+_DATE = patterns.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})\Z")
+_TIME = patterns.compile(r"([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.[0-9]+)?(?:[Zz]|([+-])([0-9]{2}):([0-9]{2}))\Z")
+_DURATION = patterns.compile(r"P(?:[0-9]+W|(?=[0-9]|T[0-9])(?:[0-9]+Y(?:[0-9]+M(?:[0-9]+D)?)?|[0-9]+M(?:[0-9]+D)?|[0-9]+D)?"
                        r"(?:T(?=[0-9])(?:[0-9]+H(?:[0-9]+M(?:[0-9]+S)?)?|[0-9]+M(?:[0-9]+S)?|[0-9]+S))?)\Z")
-_UUID = re.compile(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}\Z")
-_POINTER = re.compile(r"(?:/(?:[^~/]|~[01])*)*\Z")
-_RELATIVE_POINTER = re.compile(r"(?:0|[1-9][0-9]*)(?:#|(?:/(?:[^~/]|~[01])*)*)\Z")
+_UUID = patterns.compile(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}\Z")
+_POINTER = patterns.compile(r"(?:/(?:[^~/]|~[01])*)*\Z")
+_RELATIVE_POINTER = patterns.compile(r"(?:0|[1-9][0-9]*)(?:#|(?:/(?:[^~/]|~[01])*)*)\Z")
 _ATOM = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]"
-_LOCAL = re.compile(rf'(?:{_ATOM}+(?:\.{_ATOM}+)*|"(?:[^"\\\r\n]|\\.)*")\Z')
-_IDN_LOCAL = re.compile(rf'(?:(?:{_ATOM}|[^\x00-\x7f])+(?:\.(?:{_ATOM}|[^\x00-\x7f])+)*|"(?:[^"\\\r\n]|\\.)*")\Z')
+_LOCAL = patterns.compile(rf'(?:{_ATOM}+(?:\.{_ATOM}+)*|"(?:[^"\\\r\n]|\\.)*")\Z')
+_IDN_LOCAL = patterns.compile(rf'(?:(?:{_ATOM}|[^\x00-\x7f])+(?:\.(?:{_ATOM}|[^\x00-\x7f])+)*|"(?:[^"\\\r\n]|\\.)*")\Z')
 
 # RFC 3986 / 3987 pieces; "I" is the IRI extension (ucschar, iprivate in queries).
 _UNRESERVED = r"A-Za-z0-9\-._~"
@@ -158,8 +160,8 @@ def _email(text: str, *, idn: bool) -> bool:
     return hostname(domain)
 
 
-_TEMPLATE_LITERAL = re.compile(r"(?:[^\x00-\x20\x7f\"'%<>\\^`{|}]|'|%[0-9A-Fa-f]{2})*\Z")
-_VARSPEC = re.compile(r"(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})(?:\.?(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2}))*"
+_TEMPLATE_LITERAL = patterns.compile(r"(?:[^\x00-\x20\x7f\"'%<>\\^`{|}]|'|%[0-9A-Fa-f]{2})*\Z")
+_VARSPEC = patterns.compile(r"(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})(?:\.?(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2}))*"
                       r"(?::[1-9][0-9]{0,3}|\*)?\Z")
 
 
@@ -176,7 +178,7 @@ def uri_template(text: str) -> bool:
     return True
 
 
-_NOT_ECMA = re.compile(r"\(\?P|\(\?#|\(\?[a-zA-Z]+[):-]|\\[aAzZ]")
+_NOT_ECMA = patterns.compile(r"\(\?P|\(\?#|\(\?[a-zA-Z]+[):-]|\\[aAzZ]")
 
 
 def regex(text: str) -> bool:

@@ -11,10 +11,11 @@ character names, which ``unicodedata`` does carry.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 
-_LDH = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\Z")
+from openalice.core import patterns
+
+_LDH = patterns.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\Z")
 _PVALID = {0x00DF, 0x03C2, 0x06FD, 0x06FE, 0x0F0B, 0x3007}
 _DISALLOWED = {0x0640, 0x07FA, 0x302E, 0x302F, 0x3031, 0x3032, 0x3033, 0x3034, 0x3035, 0x303B}
 _CONTEXTO = {0x00B7, 0x0375, 0x05F3, 0x05F4, 0x30FB} | set(range(0x0660, 0x066A)) | set(range(0x06F0, 0x06FA))
@@ -22,7 +23,7 @@ _LETTER_DIGITS = frozenset(("Ll", "Lu", "Lo", "Nd", "Lm", "Mn", "Mc"))
 _IGNORABLE_BLOCKS = ((0x20D0, 0x20FF), (0x1D100, 0x1D1FF), (0x1D200, 0x1D24F))
 _OLD_HANGUL_JAMO = ((0x1100, 0x11FF), (0xA960, 0xA97F), (0xD7B0, 0xD7FF))
 _RTL = frozenset(("R", "AL", "AN"))
-_SEPARATORS = re.compile("[.\u3002\uff0e\uff61]")
+_SEPARATORS = patterns.compile("[.\u3002\uff0e\uff61]")
 
 
 def hostname(text: str) -> bool:

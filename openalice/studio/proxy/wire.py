@@ -11,6 +11,8 @@ import socket
 import struct
 from http import HTTPStatus
 
+from openalice.core import patterns
+
 STRIPPED_REQUEST_HEADERS = frozenset((
     "authorization", "host", "connection", "keep-alive", "proxy-authenticate", "proxy-authorization",
     "te", "trailer", "transfer-encoding", "upgrade", "expect", "x-openalice-token",
@@ -21,24 +23,23 @@ OWN_COOKIE_PREFIX = b"openalice-"
 HOP_BY_HOP = frozenset(("connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
                         "transfer-encoding", "upgrade"))
 _TOKEN = rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+"
-_BLOCK_OK = re.compile(rb"(?:\r\n" + _TOKEN + rb":[^\r\n\0]*)*\r\n")
-DROP_REQUEST_HEADERS = re.compile(rb"\r\n(?:" + b"|".join(re.escape(h.encode()) for h in sorted(
+_BLOCK_OK = patterns.compile(rb"(?:\r\n" + _TOKEN + rb":[^\r\n\0]*)*\r\n")
+DROP_REQUEST_HEADERS = patterns.compile(b"(?i)" rb"\r\n(?:" + b"|".join(re.escape(h.encode()) for h in sorted(
     STRIPPED_REQUEST_HEADERS | {"content-length", "forwarded", "cookie"})) + rb"|x-forwarded-" + _TOKEN
-    + rb"|x-openalice-" + _TOKEN + rb"):[^\r\n]*",
-    re.I)   # every x-forwarded-* the client sent (the proxy sets its own); Cookie comes back filtered
-DROP_RESPONSE_HEADERS = re.compile(rb"\r\n(?:" + b"|".join(re.escape(h.encode()) for h in sorted(HOP_BY_HOP))
-                            + rb"|content-length):[^\r\n]*", re.I)
-ORIGIN_OR_REFERER = re.compile(rb"\r\n(origin|referer):[ \t]*([^\r\n]*?)[ \t]*(?=\r\n)", re.I)
-LOCATION_HEADER = re.compile(rb"\r\n(location):[ \t]*([^\r\n]*?)[ \t]*(?=\r\n)", re.I)
+    + rb"|x-openalice-" + _TOKEN + rb"):[^\r\n]*")   # every x-forwarded-* the client sent (the proxy sets its own); Cookie comes back filtered
+DROP_RESPONSE_HEADERS = patterns.compile(b"(?i)" rb"\r\n(?:" + b"|".join(re.escape(h.encode()) for h in sorted(HOP_BY_HOP))
+                            + rb"|content-length):[^\r\n]*")
+ORIGIN_OR_REFERER = patterns.compile(b"(?i)" rb"\r\n(origin|referer):[ \t]*([^\r\n]*?)[ \t]*(?=\r\n)")
+LOCATION_HEADER = patterns.compile(b"(?i)" rb"\r\n(location):[ \t]*([^\r\n]*?)[ \t]*(?=\r\n)")
 ALWAYS_DROPPED = frozenset((b"close", b"keep-alive", b"upgrade"))
 RECV = 64 * 1024              # one read of a head (and whatever body came with it)
 MAX_HEAD = 64 * 1024
-_METHOD = re.compile(_TOKEN + rb"\Z")
-_CODING = re.compile(_TOKEN + rb"\Z")
+_METHOD = patterns.compile(_TOKEN + rb"\Z")
+_CODING = patterns.compile(_TOKEN + rb"\Z")
 # A chunk-size line: at most 16 hex digits (no sign, no 0x, no _), then extensions.
-_CHUNK_SIZE = re.compile(rb"([0-9A-Fa-f]{1,16})[ \t]*(?:;[^\r\n]*)?\r?\n?\Z")
+_CHUNK_SIZE = patterns.compile(rb"([0-9A-Fa-f]{1,16})[ \t]*(?:;[^\r\n]*)?\r?\n?\Z")
 MAX_CHUNK = 1 << 62
-_TARGET_BAD = re.compile(rb"[\x00-\x20\x7f]")
+_TARGET_BAD = patterns.compile(rb"[\x00-\x20\x7f]")
 STATUS_REASON = {s.value: s.phrase.encode("latin-1") for s in HTTPStatus}
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from openalice.core import fs, git
+from openalice.core import fs, git, patterns
 from openalice.core.errors import InvalidInput, NotFound
 from openalice.studio.manifest import MANIFEST_NAME, MAX_BYTES, ManifestError, parse_manifest
 
@@ -20,8 +20,8 @@ TRAILER = "OpenAlice-Source-Upgrade"
 COMMIT_TRAILER = "OpenAlice-Source-Commit"
 MERGE_TREE_GIT = (2, 38)
 MAX_RECEIPT = 16 * 1024
-_SHA = re.compile(r"[0-9a-f]{40}\Z")
-_TEMPLATE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}\Z")
+_SHA = patterns.compile(r"[0-9a-f]{40}\Z")
+_TEMPLATE = patterns.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}\Z")
 _RECEIPT_KEYS = ("schemaVersion", "template", "repository", "version", "commit")
 
 
