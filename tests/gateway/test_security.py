@@ -6,6 +6,8 @@ import pytest
 
 from openalice.gateway.api import ROUTES
 
+from tests.helpers.polling import wait_for
+
 ENTRY = "inbox-1796029200000-7k2m9x4q"
 
 # Every route with its parameters filled with valid values.
@@ -221,6 +223,8 @@ def test_the_log_never_holds_the_token(fake):
     fake.get(f"/?token={fake.token}", auth=None)
     fake.get("/api/inbox?limit=5")
     fake.get("/?token=wrong-guess", auth=None)
+    # The server logs a request's line after its reply is sent: wait for the third.
+    wait_for(lambda: fake.log.getvalue().count("\n") >= 3, "three log lines", timeout=10)
     log = fake.log.getvalue()
     assert '"GET /api/inbox" 200' in log and "cli=1" in log
     assert fake.token not in log and "wrong-guess" not in log
