@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
-
 from ._dispatch import Context, add_verb, workspace_option
 
 
@@ -16,8 +14,7 @@ def register(sub, common) -> None:
                     "it merges, touching nothing but the ref refs/openalice/source/incoming; 'apply --digest "
                     "D' merges exactly that commit as one --no-ff merge commit that also updates the receipt.",
         epilog="examples:\n  alice-harness source preview\n  alice-harness source preview --to v2.0 --json\n"
-               "  alice-harness source apply --digest 3f2a...\n",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+               "  alice-harness source apply --digest 3f2a...\n")
     verbs = group.add_subparsers(dest="source_verb", metavar="VERB", required=True)
 
     p = add_verb(verbs, "preview", cmd_preview, common=common,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import os
 
 from openalice.core import output
@@ -37,8 +36,7 @@ def register(sub, common) -> None:
         epilog="examples:\n  alice-harness stickers list\n  alice-harness stickers import ~/packs/cats.zip\n"
                "  alice-harness stickers enable --pack cats\n"
                "  alice-harness stickers enable --pack cats --apply --digest 3f2a...\n"
-               "  alice-harness stickers status --json\n",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+               "  alice-harness stickers status --json\n")
     verbs = group.add_subparsers(dest="stickers_verb", metavar="VERB", required=True)
 
     add_verb(verbs, "list", cmd_list, common=common, help="the built-in and imported packs",

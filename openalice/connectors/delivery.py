@@ -32,7 +32,8 @@ from __future__ import annotations
 
 import time
 
-from openalice.core import clock, proc
+from openalice.core import clock
+from openalice.core.crash import crash_point
 from openalice.core.errors import AliceError, Busy
 from openalice.inbox import InboxStore
 from openalice.inbox import files as inbox_files
@@ -153,13 +154,13 @@ def _send_item(name: str, doc: dict, item: dict, tr: Transport, d: plans.Deliver
         sent_bytes += part.size
         if n < len(todo) - 1:  # the last part is written down with the item's removal
             state.note(name, doc, {"op": "part", "id": item["id"], "key": part.key})
-            proc.crash_point("connector-part")
+            crash_point("connector-part")
         else:
             item["done"].append(part.key)
     state.note(name, doc, {"op": "sent", "id": item["id"]})
     tr.delivered.append({"item": item.get("kind", "entry"), "id": item["id"],
                          "parts": len(item["done"]), "bytes": sent_bytes})
-    proc.crash_point("connector-part")
+    crash_point("connector-part")
     return True, None
 
 

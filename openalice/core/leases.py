@@ -14,13 +14,12 @@ contenders never both win.
 from __future__ import annotations
 
 import os
-import socket
 import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from . import clock, fs, proc
+from . import clock, fs
 from .errors import Busy, InvalidInput
 from .records import asdict, record_class
 
@@ -67,6 +66,10 @@ def _is_free(record: dict | None, now: datetime) -> bool:
         return True  # an unreadable expiry cannot prove anything: treat as expired
     if now >= expires:
         return True
+    import socket  # lazy: only a lease that exists or is taken asks (status reads without one)
+
+    from . import proc  # lazy: (as socket; proc imports signal)
+
     if record.get("host") == socket.gethostname():
         return not proc.is_alive(record.get("pid"), record.get("startToken"))
     return False
@@ -83,6 +86,10 @@ def acquire(path: os.PathLike | str, owner: str, ttl: float, *, now: datetime,
                        f"{current.get('expiresAt')}", code="lease_held", file=target,
                        details={"holder": current.get("owner")})
         generation = int((current or {}).get("generation", 0)) + 1
+        import socket  # lazy: (as in _is_free)
+
+        from . import proc  # lazy: (as in _is_free)
+
         me = pid or os.getpid()
         lease = Lease(path=str(target), owner=owner, pid=me, startToken=proc.start_token(me),
                       host=socket.gethostname(), acquiredAt=clock.to_iso(now),

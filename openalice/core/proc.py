@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # annotations only (typing costs start-up time)
 
 __all__ = ["spawn", "start_token", "is_alive", "kill_group", "terminate_group",
            "group_alive", "group_members", "group_is_ours", "launch_detached", "reap_in_thread",
-           "become_subreaper", "crash_point", "signal_name"]
+           "become_subreaper", "signal_name"]
 
 
 def signal_name(number: int) -> str:
@@ -35,14 +35,6 @@ def signal_name(number: int) -> str:
     except ValueError:
         return f"SIG{number}"
 
-
-def crash_point(*steps: str) -> None:
-    """Test hook (never set in production): SIGKILL this process right here when
-    ``OPENALICE_TEST_CRASH_AFTER`` names one of ``steps``, so tests can prove what a crash
-    there leaves."""
-    wanted = os.environ.get("OPENALICE_TEST_CRASH_AFTER")
-    if wanted is not None and wanted in steps:
-        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def start_token(pid: int) -> str | None:

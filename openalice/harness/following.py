@@ -16,10 +16,10 @@ what the workspace follows).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from openalice.core.errors import AliceError, InvalidInput
+from openalice.core.records import record_class
 
 from . import bundle as bundles
 from . import state
@@ -31,7 +31,7 @@ REASONS = {"flag": "named with --bundle", "env": f"named by ${bundles.BUNDLE_ENV
            "followed": "the bundle this workspace follows", "default": "the shipped bundle"}
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class Selected:
     bundle: bundles.Bundle
     reason: str                      # flag | env | followed | default

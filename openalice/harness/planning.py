@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from openalice import managed
 from openalice.agents.shims import HARNESS_CONFIG
 from openalice.core import clock, fs, git
 from openalice.core.errors import Conflict
+from openalice.core.records import field, record_class
 from openalice.workspaces.registry import available_root
 from openalice.workspaces.skills import SKILL_MIRRORS, mirror_of, skill_targets, skill_trees
 
@@ -28,8 +27,12 @@ from .scopes import (
     template_store,
 )
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only (typing costs start-up time)
+    from typing import Any
 
-@dataclass
+
+@record_class
 class Preview:
     ws: Any
     scope: Scope

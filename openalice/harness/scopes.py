@@ -4,17 +4,20 @@ mirror) is :mod:`openalice.workspaces.skills`, shared with stickers."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from openalice import managed
 from openalice.agents.shims import HARNESS_CONFIG, WORKSPACE_BIN
 from openalice.core.errors import InvalidInput, UsageError
+from openalice.core.records import record_class
 
 from . import bundle as bundles
 from . import config as configs
 from . import state
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only (typing costs start-up time)
+    from typing import Any
 
 GUIDANCE = ("AGENTS.md", "CLAUDE.md")
 ACTIONS = ("install", "update", "remove", "restore")
@@ -26,7 +29,7 @@ GIT_EXCLUDES = (f"/{state.TEMPLATE_STATE_DIR}/", f"/{state.HARNESS_STATE_DIR}/",
 RECOVERY_WAIT = 30.0
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class Scope:
     kind: str                      # "bundle" | "skill" | "template"
     skill: str | None = None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Sequence
 
 from openalice import journal
 from openalice.agents.shims import HARNESS_CONFIG
@@ -16,6 +15,10 @@ from . import bundle as bundles
 from . import config as configs
 from . import following
 from .scopes import load_config
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only (typing costs start-up time)
+    from typing import Sequence
 
 __all__ = ["show", "set_values"]
 

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
-from typing import Sequence
 
 from openalice import managed
 from openalice.agents import shims
@@ -55,6 +54,10 @@ from .scopes import (
     scope_for,
     template_store,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only (typing costs start-up time)
+    from typing import Sequence
 
 __all__ = ["Scope", "Preview", "scope_for", "preview", "apply", "recover_workspace", "project_new_workspace",
            "check_new_workspace",

@@ -34,41 +34,56 @@ skills and guidance, template files, sticker packs) goes through here:
 
 Policy (which files, which scope, which state files, what blocks an apply) belongs to
 the caller; nothing here knows about skills or templates.
+
+The names load lazily: a read verb (``alice-harness status``, ``stickers status``) needs the
+snapshot and the plan, not the apply ritual's lease, processes and journal.
 """
 
-from .diff3 import MergeResult, merge3
-from .plan import STATUSES, Item, Plan, make_plan
-from .ritual import apply_previewed, check_digest, recover_pending
-from .snapshot import (
-    MISSING,
-    Entry,
-    check_path,
-    content_fingerprint,
-    file_entry,
-    hashed_entry,
-    inspect,
-    read_snapshot,
-    walk,
-    within,
-    write_snapshot,
-)
-from .transaction import (
-    Applied,
-    Commit,
-    JournalFile,
-    Recovery,
-    RecoveryRefused,
-    StalePlan,
-    Store,
-    apply_plan,
-    recover,
-    resolve,
-)
+from __future__ import annotations
 
-__all__ = [
-    "MergeResult", "merge3", "STATUSES", "Item", "Plan", "make_plan", "MISSING", "Entry", "check_path",
-    "content_fingerprint", "file_entry", "hashed_entry", "inspect", "read_snapshot", "walk", "within",
-    "write_snapshot", "Applied", "Commit", "JournalFile", "Recovery", "RecoveryRefused", "StalePlan", "Store",
-    "apply_plan", "recover", "resolve", "apply_previewed", "check_digest",
-    "recover_pending",
-]
+import importlib
+
+_EXPORTS = {
+    "MergeResult": "diff3",
+    "merge3": "diff3",
+    "STATUSES": "plan",
+    "Item": "plan",
+    "Plan": "plan",
+    "make_plan": "plan",
+    "apply_previewed": "ritual",
+    "check_digest": "ritual",
+    "recover_pending": "ritual",
+    "MISSING": "snapshot",
+    "Entry": "snapshot",
+    "check_path": "snapshot",
+    "content_fingerprint": "snapshot",
+    "file_entry": "snapshot",
+    "hashed_entry": "snapshot",
+    "inspect": "snapshot",
+    "read_snapshot": "snapshot",
+    "walk": "snapshot",
+    "within": "snapshot",
+    "write_snapshot": "snapshot",
+    "Applied": "transaction",
+    "Commit": "transaction",
+    "JournalFile": "transaction",
+    "Recovery": "transaction",
+    "RecoveryRefused": "transaction",
+    "StalePlan": "transaction",
+    "Store": "transaction",
+    "apply_plan": "transaction",
+    "recover": "transaction",
+    "resolve": "transaction",
+}
+
+__all__ = list(_EXPORTS)
+
+
+def __getattr__(name: str):
+    try:
+        module = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module 'openalice.managed' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value

@@ -20,9 +20,8 @@ on random edit triples.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from openalice.core import patterns
+from openalice.core.records import record_class
 
 from .linediff import diff_lines, split_lines
 
@@ -32,7 +31,7 @@ MARKER_SIZE = 7
 _ALNUM = patterns.compile(r"[A-Za-z0-9]")
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class MergeResult:
     clean: bool
     text: str

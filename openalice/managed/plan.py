@@ -42,21 +42,24 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
 
 from openalice.core.errors import InvalidInput
+from openalice.core.records import field, record_class
 
 from . import diff3
 from .snapshot import MISSING, Entry, Roots, check_path, file_entry, inspect, walk
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only (typing costs start-up time)
+    from typing import Iterable, Mapping, Sequence
 
 __all__ = ["Item", "Plan", "make_plan", "STATUSES", "logical_local"]
 
 STATUSES = ("unchanged", "ready", "merged", "preserved", "conflict")
 
 
-@dataclass(slots=True)
+@record_class
 class Item:
     """One logical managed file and what applying the plan does to it (a
     result record: treat as immutable)."""
@@ -89,7 +92,7 @@ class Item:
         return out
 
 
-@dataclass
+@record_class
 class Plan:
     root: Path
     items: list[Item]

@@ -30,12 +30,15 @@ import json
 import os
 import stat
 import zlib
-from dataclasses import dataclass
-from typing import Iterable, Mapping
 
 from openalice.core import fs
 from openalice.core.errors import AliceError, InvalidInput, OperationalError, PathEscape
 from openalice.core.paths import Root
+from openalice.core.records import record_class
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only (typing costs start-up time)
+    from typing import Iterable, Mapping
 
 __all__ = [
     "Entry", "MISSING", "SCHEMA_VERSION", "check_path", "within", "Roots", "inspect", "file_entry", "hashed_entry",
@@ -47,7 +50,7 @@ MAX_FILE_BYTES = 16 * 1024 * 1024          # one managed file
 MAX_SNAPSHOT_BYTES = 512 * 1024 * 1024     # a snapshot, decompressed
 
 
-@dataclass(slots=True)
+@record_class
 class Entry:
     """What one path holds: ``kind`` is ``file``, ``missing`` or ``other``.
 

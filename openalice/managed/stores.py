@@ -16,12 +16,15 @@ import binascii
 import json
 import os
 from pathlib import Path
-from typing import Mapping
 
 from openalice.core import fs
 from openalice.core.errors import AliceError, InvalidInput, OperationalError
 
 from .snapshot import MISSING, Entry, check_path, file_entry, read_snapshot, write_snapshot
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only (typing costs start-up time)
+    from typing import Mapping
 
 JOURNAL_VERSION = 1
 PHASES = ("prepared", "committed")

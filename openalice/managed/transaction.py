@@ -51,18 +51,21 @@ process right after ``managed-prepared``, ``managed-first-write``,
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Callable, Iterable, Mapping, Sequence
 
 from openalice.core import clock, fs, git
+from openalice.core.crash import crash_point
 from openalice.core.errors import Conflict, InvalidInput
-from openalice.core.proc import crash_point
+from openalice.core.records import field, record_class
 
 from .plan import Item, Plan, logical_local
 from .snapshot import MISSING, Entry, inspect, within
 from .stores import JOURNAL_VERSION, JournalFile, Store
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only (typing costs start-up time)
+    from typing import Callable, Iterable, Mapping, Sequence
 
 __all__ = ["Store", "JournalFile", "Commit", "Applied", "Recovery", "apply_plan", "recover", "resolve",
            "StalePlan", "RecoveryRefused", "JOURNAL_VERSION"]
@@ -80,7 +83,7 @@ class RecoveryRefused(Conflict):
     default_code = "recovery_refused"
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class Commit:
     """Commit the touched paths in a git work tree: ``subject`` and the
     trailer ``<trailer>: <digest>`` that recovery looks for."""
@@ -90,7 +93,7 @@ class Commit:
     body: str = ""
 
 
-@dataclass
+@record_class
 class Applied:
     digest: str
     changed: list[str]
@@ -99,7 +102,7 @@ class Applied:
     baseline: dict[str, Entry] = field(repr=False)
 
 
-@dataclass
+@record_class
 class Recovery:
     outcome: str                 # "finalized" | "rolled_back"
     digest: str

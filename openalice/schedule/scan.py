@@ -28,7 +28,7 @@ slower scan.
 
 Debug settings (docs/conventions.md; never set in normal use):
 ``OPENALICE_TEST_CRASH_AFTER=task-record|cursor|launch`` SIGKILLs the scanner
-right after that step of the first fire (:func:`openalice.core.proc.crash_point`),
+right after that step of the first fire (:func:`openalice.core.crash.crash_point`),
 and ``OPENALICE_TEST_LAUNCH=none`` admits runs without launching supervisors
 (:func:`.launching.resolve_launch`).
 """
@@ -274,7 +274,7 @@ class _Scanner:
         slot_iso = _iso(decision.slot)
         # lazy: only a due issue is admitted, checked and launched (the scan after an edit
         # with nothing due must not pay for them)
-        from openalice.core.proc import crash_point
+        from openalice.core.crash import crash_point
         from openalice.issues.readiness import run_blocker
         from openalice.runs import admission
 

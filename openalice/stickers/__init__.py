@@ -19,22 +19,35 @@ packs, and their projection into workspaces.
 * :mod:`.report` — ``status``: drift, personal files, updates.
 
 See ``docs/stickers.md``.
+
+The names load lazily: ``list``, ``show`` and ``cat`` (the web page asks for a
+pack's every thumbnail, one process each) need the library and the pack format,
+not the projection, the managed-file engine or the journal.
 """
 
-from .library import DEFAULT_PACK, builtin_ids, import_pack, list_packs
-from .library import get as get_pack
-from .pack import Pack, Sticker
-from .pack import read_dir as read_pack_dir
-from .projection import (
-    Preview,
-    apply,
-    preview,
-    project_new_workspace,
-    read_state,
-    recover_workspace,
-)
-from .report import status
+from __future__ import annotations
 
-__all__ = ["DEFAULT_PACK", "builtin_ids", "get_pack", "import_pack", "list_packs", "Pack", "Sticker",
-           "read_pack_dir", "Preview", "apply", "preview", "project_new_workspace", "read_state",
-           "recover_workspace", "status"]
+import importlib
+
+_EXPORTS = {
+    "DEFAULT_PACK": ("library", "DEFAULT_PACK"), "builtin_ids": ("library", "builtin_ids"),
+    "import_pack": ("library", "import_pack"), "list_packs": ("library", "list_packs"),
+    "get_pack": ("library", "get"),
+    "Pack": ("pack", "Pack"), "Sticker": ("pack", "Sticker"), "read_pack_dir": ("pack", "read_dir"),
+    "Preview": ("projection", "Preview"), "apply": ("projection", "apply"),
+    "preview": ("projection", "preview"), "project_new_workspace": ("projection", "project_new_workspace"),
+    "read_state": ("projection", "read_state"), "recover_workspace": ("projection", "recover_workspace"),
+    "status": ("report", "status"),
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    try:
+        module, attr = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module 'openalice.stickers' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(f".{module}", __name__), attr)
+    globals()[name] = value
+    return value

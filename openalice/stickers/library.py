@@ -23,7 +23,6 @@ import os
 from datetime import datetime
 from pathlib import Path
 
-from openalice import journal
 from openalice.core import clock, fs, paths, resources
 from openalice.core.errors import Conflict, InvalidInput, NotFound
 
@@ -216,6 +215,8 @@ def import_pack(source: os.PathLike | str, *, now: datetime) -> dict:
         raise InvalidInput("the stored pack does not reproduce its revision", file=target, code="invalid_pack")
     result = {**found.summary(), "previousRevision": previous["revision"] if previous else None,
               "newRevision": created, "path": str(target)}
+    from openalice import journal  # lazy: only an import records a fact (list/show/cat print)
+
     journal.record("stickers.imported", {"packId": found.id, "revision": found.revision,
                                          "previousRevision": result["previousRevision"],
                                          "stickers": len(found.stickers)}, now=now)

@@ -30,12 +30,15 @@ import json
 import os
 import re
 import stat
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Mapping
 
 from openalice.core import fs, patterns
 from openalice.core.errors import InvalidInput
+from openalice.core.records import field, record_class
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only (typing costs start-up time)
+    from typing import Callable, Mapping
 
 __all__ = ["Sticker", "Pack", "SCHEMA_VERSION", "ID_RE", "FILE_RE", "VERSION_RE", "REVISION_RE",
            "MAX_IMAGE_BYTES", "MAX_STICKERS", "MAX_PACK_BYTES", "MAX_MANIFEST_BYTES", "SKILL_NAME",
@@ -59,7 +62,7 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 _CONTROL = patterns.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class Sticker:
     file: str
     description: str
@@ -72,7 +75,7 @@ class Sticker:
         return len(self.data)
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class Pack:
     id: str
     name: str

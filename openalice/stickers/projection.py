@@ -43,14 +43,13 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Sequence
 
 from openalice import journal, managed
 from openalice.core import clock, git
 from openalice.core.errors import Conflict, UsageError
+from openalice.core.records import field, record_class
 from openalice.harness.recovery import clear_git_locks
 from openalice.workspaces.checkout import checkout
 from openalice.workspaces.registry import available_root
@@ -73,6 +72,10 @@ from .ownership import (
     journal_store,
     read_state,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only (typing costs start-up time)
+    from typing import Any, Sequence
 
 __all__ = ["STATE_FILE", "JOURNAL_FILE", "STICKER_DIR", "SKILL_FILES", "OWNER", "ACTIONS", "Preview",
            "read_state", "journal_store", "check_layout", "preview", "apply", "recover_workspace",
@@ -102,7 +105,7 @@ def _recover(ws, store: managed.JournalFile, now: datetime) -> list[managed.Reco
 
 # -- planning ---------------------------------------------------------------------------------------
 
-@dataclass
+@record_class
 class Preview:
     ws: Any
     action: str                     # "enable" | "disable"

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from openalice import managed
 from openalice.core import fs
@@ -15,6 +14,10 @@ from openalice.core.errors import AliceError
 from . import library
 from .ownership import SKILL_FILES, STICKER_DIR, check_layout, journal_store, read_state
 from .projection import recover_workspace
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only (typing costs start-up time)
+    from typing import Any
 
 
 def status(ws, *, now: datetime) -> dict:

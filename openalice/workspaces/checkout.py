@@ -17,10 +17,13 @@ from __future__ import annotations
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Iterator
 
 from openalice.core import leases, paths
 from openalice.core.errors import Busy
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only (typing costs start-up time)
+    from typing import Iterator
 
 __all__ = ["lease_path", "checkout", "TTL_SECONDS"]
 

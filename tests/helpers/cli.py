@@ -69,7 +69,7 @@ TOOLS = {
 
 #: ``OPENALICE_TEST_CLI=process`` runs every ``cli(...)`` call as a subprocess.
 MODE_ENV = "OPENALICE_TEST_CLI"
-#: A call with a crash point set SIGKILLs itself (``core.proc.crash_point``): always a subprocess.
+#: A call with a crash point set SIGKILLs itself (``core.crash.crash_point``): always a subprocess.
 CRASH_ENV = "OPENALICE_TEST_CRASH_AFTER"
 
 

@@ -4,12 +4,15 @@ the installed git's version; the identity upgrade commits are authored as."""
 from __future__ import annotations
 
 import os
-import subprocess
-from typing import Mapping
 
 from openalice.core import patterns
 
 from ..errors import Busy, OperationalError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only (typing costs start-up time)
+    import subprocess
+    from typing import Mapping
 
 AUTHOR = ("OpenAlice", "launcher@local")
 TIMEOUT = 300.0
@@ -51,6 +54,8 @@ def run(root: os.PathLike | str | None, *args: str, check: bool = True, input: b
     full_env = dict(os.environ, GIT_TERMINAL_PROMPT="0", GIT_PAGER="cat", LC_ALL="C")
     full_env.update(env or {})
     where = ["-C", os.fspath(root)] if root is not None else []
+    import subprocess  # lazy: (threading, signal, selectors) only when a git process starts
+
     try:
         proc = subprocess.run(["git", *where, *args], input=input, capture_output=True,
                               env=full_env, timeout=TIMEOUT,

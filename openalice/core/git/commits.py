@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
 
 from .. import fs
 from .command import AUTHOR, GitError, author_env, run, split_nul
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only (typing costs start-up time)
+    from typing import Iterable, Mapping, Sequence
 
 
 def _has_git_marker(root: os.PathLike | str) -> bool:

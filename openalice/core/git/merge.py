@@ -5,13 +5,16 @@ and performed, committed or aborted in the work tree."""
 from __future__ import annotations
 
 import os
-import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 
 from .. import fs
+from ..records import record_class
 from .command import AUTHOR, GitError, author_env, locked_error, locked_file, require_version, run, split_nul
 from .commits import head, resolve_commit
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only
+    import subprocess
 
 
 def checkout_branch(root: os.PathLike | str, branch: str, commit: str) -> None:
@@ -36,7 +39,7 @@ def show_file(root: os.PathLike | str, treeish: str, path: str, *, max_bytes: in
     return run(root, "cat-file", "blob", oid.decode()).stdout
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class MergeTree:
     tree: str                      # the merged tree (with conflict markers where there are conflicts)
     conflicts: tuple[str, ...]     # paths with a conflict (empty: the merge is clean)

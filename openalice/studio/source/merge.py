@@ -6,13 +6,13 @@ midway is aborted (work tree, index and HEAD as before)."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 from openalice.core import fs, git
+from openalice.core.crash import crash_point
 from openalice.core.errors import Busy, Conflict, InvalidInput, OperationalError, UsageError
-from openalice.core.proc import crash_point
+from openalice.core.records import record_class
 from openalice.managed import apply_previewed
 from openalice.studio import lifecycle
 
@@ -21,7 +21,7 @@ from .receipt import COMMIT_TRAILER, INCOMING_REF, MERGE_TREE_GIT, RECEIPT_FILE,
 from .recovery import recover_under_lease
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class Applied:
     commit: str
     changed: list[str]

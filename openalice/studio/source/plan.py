@@ -6,21 +6,24 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from openalice.core import git
 from openalice.core.errors import Busy, InvalidInput, Unavailable, UsageError
+from openalice.core.records import field, record_class
 from openalice.runs import admission
 from openalice.studio import lifecycle
 
 from .receipt import INCOMING_REF, MERGE_TREE_GIT, RECEIPT_FILE, Receipt, incoming_manifest, read_receipt
 from .recovery import recover
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only (typing costs start-up time)
+    from typing import Any
 
-@dataclass
+
+@record_class
 class Preview:
     ws: Any
     receipt: Receipt

@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from openalice.core import fs, git, patterns
 from openalice.core.errors import InvalidInput, NotFound
+from openalice.core.records import record_class
 from openalice.studio.manifest import MANIFEST_NAME, MAX_BYTES, ManifestError, parse_manifest
 
 RECEIPT_FILE = ".alice/harness-source.json"
@@ -27,7 +27,7 @@ _RECEIPT_KEYS = ("schemaVersion", "template", "repository", "version", "commit")
 
 # -- the receipt ------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class Receipt:
     template: str
     repository: str
