@@ -28,6 +28,11 @@ READ_VERBS = [
     ("alice", ["settings", "show", "--json"], "workspace"),
     ("alice", ["credential", "list", "--json"], "home"),
     ("alice", ["models", "list", "--json"], "home"),
+    # what the web page's workspace view asks for (issue 28 names harness status)
+    ("alice-harness", ["status", "--workspace", "ws0", "--json"], "home"),
+    ("alice-harness", ["config", "show", "--workspace", "ws0", "--json"], "home"),
+    ("alice-harness", ["stickers", "list", "--json"], "home"),
+    ("alice-harness", ["stickers", "cat", "alice-ink", "wave.png", "--json"], "home"),
 ]
 
 STATIC = [

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from openalice import journal
 from openalice.agents.shims import HARNESS_CONFIG
 from openalice.core import fs
 from openalice.core.errors import Forbidden, InvalidInput, UsageError
@@ -103,6 +102,8 @@ def set_values(ws, assignments: Sequence[str], *, bundle_dir=None, now: datetime
     fs.locked_update_json(path, update, default=lambda: {"schemaVersion": 1, "cli": {}}, root=root,
                           dir_mode=0o755)
     after = load_config(root)
+    from openalice import journal  # lazy: only a change records a fact (show prints)
+
     journal.record("harness.config.changed", {"workspaceId": ws.id, "keys": [c["key"] for c in changes]},
                    now=now)
     return {"workspaceId": ws.id, "file": str(path), "changes": changes, "config": after.document(),

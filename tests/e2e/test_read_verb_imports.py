@@ -32,8 +32,11 @@ HEAVY = {"argparse", "gettext", "locale", "shutil", "dataclasses", "inspect", "a
          "tempfile", "random", "threading", "subprocess", "hashlib", "secrets", "difflib",
          "importlib.resources", "socket", "signal", "email", "uuid"}
 
-#: Where a verb needs one of them (none now: readiness asks core.executables, not shutil.which).
-ALLOWED: dict[str, set] = {}
+#: Where a verb needs one of them: the harness verbs hash (a pack's revision is the sha256 of its
+#: bytes, checked on every read; status and config compare files by their sha256 fingerprints).
+ALLOWED: dict[str, set] = {key: {"hashlib"} for key in (
+    "alice-harness status --workspace ws0 --json", "alice-harness config show --workspace ws0 --json",
+    "alice-harness stickers list --json", "alice-harness stickers cat alice-ink wave.png --json")}
 
 PINNED = {
     'alice workspace list --json':
@@ -187,6 +190,41 @@ PINNED = {
         "core.fs.temps core.fs.writes core.homes core.locks core.paths core.records "
         "core.resources core.secrets credentials credentials.catalog credentials.vault "
         "credentials.wires models models.ladder models.semantics",
+    # the workspace view's: a pack's revision and a plan's digest are sha256 (hashlib, allowed below)
+    'alice-harness status --workspace ws0 --json':
+        "agents agents.shellrc agents.shims cli.harness cli.harness_verbs core.beneath core.clock "
+        "core.crash core.flock core.frontmatter core.frontmatter.flow core.frontmatter.model "
+        "core.frontmatter.parser core.frontmatter.quoted core.frontmatter.reader "
+        "core.frontmatter.scalars core.frontmatter.values core.frontmatter.writer core.fs "
+        "core.fs.codec core.fs.directories core.fs.explain core.fs.locked core.fs.moves core.fs.reads "
+        "core.fs.temps core.fs.writes core.git core.git.command core.git.commits core.git.locks "
+        "core.git.merge core.git.remote core.homes core.jsonl core.jsonl_lines core.leases core.locks "
+        "core.paths core.records core.resources core.tools harness harness.bundle harness.config "
+        "harness.following harness.planning harness.recovery harness.scopes harness.state "
+        "harness.status harness.upgrade journal journal.counts journal.reader journal.recorder "
+        "journal.registry managed managed.diff3 managed.linediff managed.myers managed.plan "
+        "managed.ritual managed.snapshot managed.stores managed.transaction runs runs.admission "
+        "runs.tasks workspaces workspaces.access workspaces.checkout workspaces.registry "
+        "workspaces.skills",
+    'alice-harness config show --workspace ws0 --json':
+        "agents agents.shellrc agents.shims cli.harness cli.harness_verbs core.beneath core.flock "
+        "core.frontmatter core.frontmatter.flow core.frontmatter.model core.frontmatter.parser "
+        "core.frontmatter.quoted core.frontmatter.reader core.frontmatter.scalars "
+        "core.frontmatter.values core.frontmatter.writer core.fs core.fs.codec core.fs.directories "
+        "core.fs.explain core.fs.locked core.fs.moves core.fs.reads core.fs.temps core.fs.writes "
+        "core.homes core.locks core.paths core.records core.resources core.tools harness "
+        "harness.bundle harness.config harness.following harness.scopes harness.settings "
+        "harness.state managed managed.snapshot workspaces workspaces.access workspaces.registry",
+    'alice-harness stickers list --json':
+        "cli.harness cli.harness_stickers cli.harness_verbs core.beneath core.clock core.flock "
+        "core.fs core.fs.codec core.fs.directories core.fs.explain core.fs.locked core.fs.moves "
+        "core.fs.reads core.fs.temps core.fs.writes core.homes core.locks core.paths core.records "
+        "core.resources stickers stickers.library stickers.pack",
+    'alice-harness stickers cat alice-ink wave.png --json':
+        "cli.harness cli.harness_stickers cli.harness_verbs core.beneath core.clock core.flock "
+        "core.fs core.fs.codec core.fs.directories core.fs.explain core.fs.locked core.fs.moves "
+        "core.fs.reads core.fs.temps core.fs.writes core.homes core.locks core.paths core.records "
+        "core.resources stickers stickers.library stickers.pack",
 }
 
 
@@ -206,7 +244,7 @@ def state(tmp_path_factory):
 
 
 _MODULE = {"alice": "alice", "alice-inbox": "inbox", "alice-schedule": "schedule",
-           "harness-adapter": "adapter"}
+           "harness-adapter": "adapter", "alice-harness": "harness"}
 
 
 @pytest.mark.parametrize("tool,argv,where", read_verbs.READ_VERBS,

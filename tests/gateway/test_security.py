@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from openalice.gateway.api import ROUTES
-
 from tests.helpers.polling import wait_for
 
 ENTRY = "inbox-1796029200000-7k2m9x4q"

@@ -105,6 +105,14 @@ def test_retry_refused_by_the_cli_shows_its_message(page):
         page.css("#run-retry")[0].click()
         message = page.wait(lambda: page.css("#run-error")[0].text, what="the refusal")
         assert "running" in message.lower() or live in message
+        # The live run ends: its runtime facts make the page reload the run shown, and that
+        # background reload keeps the refusal (it once wiped it).
+        before = page.served.log.count(f'"GET /api/runs/{failed}"')
+        page.site.engines.kill_hanging()
+        page.wait(lambda: page.served.log.count(f'"GET /api/runs/{failed}"') > before, what="a reload of the run",
+                  timeout=20)
+        page.settle()
+        assert page.css("#run-error")[0].text == message
     finally:
         page.site.engines.behave("ok")
         page.site.engines.kill_hanging()

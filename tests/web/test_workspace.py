@@ -35,9 +35,16 @@ def _open(page, ws):
 
 
 def _click(page, selector):
-    button = page.wait(lambda: [b for b in page.css(selector) if b.is_enabled()], what=selector)[0]
-    page.js("arguments[0].scrollIntoView({block: 'center'})", button)  # clear of the sticky header
-    button.click()
+    def click():
+        # Found and clicked in one try: a re-render between the two (the view reloads when the
+        # journal stream says something changed) makes the element stale, and the next try
+        # finds the new one.
+        button = [b for b in page.css(selector) if b.is_enabled()][0]
+        page.js("arguments[0].scrollIntoView({block: 'center'})", button)  # clear of the sticky header
+        button.click()
+        return True
+
+    page.wait(click, what=selector)
     page.settle()
 
 
