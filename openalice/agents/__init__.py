@@ -10,7 +10,7 @@ engine wrapper from the harness-adapter catalog.
 
 from __future__ import annotations
 
-import importlib
+from openalice.core import lazy
 
 # The names load lazily (PEP 562): the harness and the runner reach the
 # workspace shims (:mod:`.shims`) without paying for every adapter.
@@ -25,10 +25,4 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str):
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'openalice.agents' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy.exports(__name__, globals(), _EXPORTS)

@@ -18,6 +18,8 @@ with :func:`openalice.issues.add_comment` (``via`` names its channel).
 
 from __future__ import annotations
 
+from openalice.core import lazy
+
 __all__ = ["check_target", "deliver_pending", "wait_for_reply", "redeliver", "find_comment", "start_turn",
            "launch_turn", "reconcile", "failure_of", "thread", "ask", "answer", "question_of"]
 
@@ -29,15 +31,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str):
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'openalice.conversations' has no attribute {name!r}")
-    import importlib  # lazy: each verb loads only what it uses
-
-    loaded = importlib.import_module(f"{__name__}.{module}")
-    value = getattr(loaded, name)
-    globals()[name] = value
-    if _LAZY.get(module) == module:  # loading .ask bound the name `ask` to the module, not the function
-        globals()[module] = getattr(loaded, module)
-    return value
+__getattr__ = lazy.exports(__name__, globals(), _LAZY)

@@ -20,7 +20,7 @@ The names load lazily: a workspace shim imports :mod:`.gate` (and
 
 from __future__ import annotations
 
-import importlib
+from openalice.core import lazy
 
 _EXPORTS = {
     "Bundle": ("bundle", "Bundle"), "Skill": ("bundle", "Skill"), "Template": ("bundle", "Template"),
@@ -37,14 +37,4 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str):
-    try:
-        module, attr = _EXPORTS[name]
-    except KeyError:
-        raise AttributeError(f"module 'openalice.harness' has no attribute {name!r}") from None
-    loaded = importlib.import_module(f".{module}", __name__)
-    value = getattr(loaded, attr)
-    globals()[name] = value
-    if _EXPORTS.get(module, ("",))[0] == module:  # loading .status bound the name `status` to the module
-        globals()[module] = getattr(loaded, _EXPORTS[module][1])
-    return value
+__getattr__ = lazy.exports(__name__, globals(), _EXPORTS)

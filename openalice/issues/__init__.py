@@ -21,6 +21,8 @@ the rest load on first use.  Who may write which workspace's issues is
 
 from __future__ import annotations
 
+from openalice.core import lazy
+
 from .declaration import (
     ASSIGNEE_POLICIES,
     EFFORTS,
@@ -51,12 +53,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str):
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'openalice.issues' has no attribute {name!r}")
-    import importlib  # lazy: the rest of the API loads on first use (the scan must be cheap)
-
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy.exports(__name__, globals(), _LAZY)

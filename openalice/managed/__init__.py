@@ -41,7 +41,7 @@ snapshot and the plan, not the apply ritual's lease, processes and journal.
 
 from __future__ import annotations
 
-import importlib
+from openalice.core import lazy
 
 _EXPORTS = {
     "MergeResult": "diff3",
@@ -79,11 +79,4 @@ _EXPORTS = {
 __all__ = list(_EXPORTS)
 
 
-def __getattr__(name: str):
-    try:
-        module = _EXPORTS[name]
-    except KeyError:
-        raise AttributeError(f"module 'openalice.managed' has no attribute {name!r}") from None
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy.exports(__name__, globals(), _EXPORTS)

@@ -27,7 +27,7 @@ not the projection, the managed-file engine or the journal.
 
 from __future__ import annotations
 
-import importlib
+from openalice.core import lazy
 
 _EXPORTS = {
     "DEFAULT_PACK": ("library", "DEFAULT_PACK"), "builtin_ids": ("library", "builtin_ids"),
@@ -43,11 +43,4 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str):
-    try:
-        module, attr = _EXPORTS[name]
-    except KeyError:
-        raise AttributeError(f"module 'openalice.stickers' has no attribute {name!r}") from None
-    value = getattr(importlib.import_module(f".{module}", __name__), attr)
-    globals()[name] = value
-    return value
+__getattr__ = lazy.exports(__name__, globals(), _EXPORTS)

@@ -68,3 +68,19 @@ def test_importing_it_does_not_import_dataclasses_or_inspect():
     out = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_no_module_of_the_toolkit_imports_dataclasses():
+    """The rule of docs/architecture.md, kept: every record class is a core.records one (a
+    dataclass on a verb's path cost it ``inspect``, ``ast``, ``dis``, ``tokenize``...)."""
+    import ast
+
+    package = Path(__file__).resolve().parents[2] / "openalice"
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 else [])
+            if any(n == "dataclasses" or (n or "").startswith("dataclasses.") for n in names):
+                found.append(f"{path.relative_to(package.parent)}:{node.lineno}")
+    assert found == [], found

@@ -50,7 +50,7 @@ PINNED = {
         "core.fs.temps core.fs.writes core.homes core.locks core.paths core.records workspaces "
         "workspaces.access workspaces.registry",
     'alice issue list':
-        "core.derived issues.index issues.index_views "
+        "core.lazy core.derived issues.index issues.index_views "
         "cli.alice cli.alice_issue cli.alice_issue_args cli.alice_issue_talk cli.alice_issue_text core.beneath "
         "core.clock core.colour core.cron core.flock core.frontmatter core.frontmatter.flow "
         "core.frontmatter.model core.frontmatter.parser core.frontmatter.quoted "
@@ -61,7 +61,7 @@ PINNED = {
         "issues.reader issues.schedule issues.views models models.ladder workspaces "
         "workspaces.access workspaces.registry",
     'alice issue list --json':
-        "core.derived issues.index issues.index_views "
+        "core.lazy core.derived issues.index issues.index_views "
         "cli.alice cli.alice_issue cli.alice_issue_args cli.alice_issue_talk cli.alice_issue_text core.beneath "
         "core.clock core.cron core.flock core.frontmatter core.frontmatter.flow "
         "core.frontmatter.model core.frontmatter.parser core.frontmatter.quoted "
@@ -72,7 +72,7 @@ PINNED = {
         "issues.reader issues.schedule issues.views models models.ladder workspaces "
         "workspaces.access workspaces.registry",
     'alice issue show {ISSUE} --json':
-        "cli.alice cli.alice_issue cli.alice_issue_args cli.alice_issue_talk cli.alice_issue_text core.beneath "
+        "core.lazy cli.alice cli.alice_issue cli.alice_issue_args cli.alice_issue_talk cli.alice_issue_text core.beneath "
         "core.clock core.cron core.flock core.frontmatter core.frontmatter.flow "
         "core.frontmatter.model core.frontmatter.parser core.frontmatter.quoted "
         "core.frontmatter.reader core.frontmatter.scalars core.frontmatter.values "
@@ -82,7 +82,7 @@ PINNED = {
         "issues.declaration issues.reader issues.schedule issues.views models models.ladder "
         "workspaces workspaces.access workspaces.registry",
     'alice issue board --json':
-        "core.derived issues.index issues.index_views "
+        "core.lazy core.derived issues.index issues.index_views "
         "cli.alice cli.alice_issue cli.alice_issue_args cli.alice_issue_talk cli.alice_issue_text core.beneath "
         "core.clock core.cron core.flock core.frontmatter core.frontmatter.flow "
         "core.frontmatter.model core.frontmatter.parser core.frontmatter.quoted "
@@ -142,7 +142,7 @@ PINNED = {
         "core.fs.temps core.fs.writes core.homes core.jsonl core.jsonl_lines core.locks "
         "core.paths core.records runs runs.tasks",
     'alice-schedule health --json':
-        "core.derived issues.index "
+        "core.lazy core.derived issues.index "
         "core.executables agents agents.base agents.claude agents.registry agents.shellrc agents.shims cli.schedule cli.schedule_health "
         "core.beneath core.clock core.cron core.flock core.frontmatter core.frontmatter.flow "
         "core.frontmatter.model core.frontmatter.parser core.frontmatter.quoted "
@@ -192,7 +192,7 @@ PINNED = {
         "credentials.wires models models.ladder models.semantics",
     # the workspace view's: a pack's revision and a plan's digest are sha256 (hashlib, allowed below)
     'alice-harness status --workspace ws0 --json':
-        "agents agents.shellrc agents.shims cli.harness cli.harness_verbs core.beneath core.clock "
+        "core.lazy agents agents.shellrc agents.shims cli.harness cli.harness_verbs core.beneath core.clock "
         "core.crash core.flock core.frontmatter core.frontmatter.flow core.frontmatter.model "
         "core.frontmatter.parser core.frontmatter.quoted core.frontmatter.reader "
         "core.frontmatter.scalars core.frontmatter.values core.frontmatter.writer core.fs "
@@ -207,7 +207,7 @@ PINNED = {
         "runs.tasks workspaces workspaces.access workspaces.checkout workspaces.registry "
         "workspaces.skills",
     'alice-harness config show --workspace ws0 --json':
-        "agents agents.shellrc agents.shims cli.harness cli.harness_verbs core.beneath core.flock "
+        "core.lazy agents agents.shellrc agents.shims cli.harness cli.harness_verbs core.beneath core.flock "
         "core.frontmatter core.frontmatter.flow core.frontmatter.model core.frontmatter.parser "
         "core.frontmatter.quoted core.frontmatter.reader core.frontmatter.scalars "
         "core.frontmatter.values core.frontmatter.writer core.fs core.fs.codec core.fs.directories "
@@ -216,12 +216,12 @@ PINNED = {
         "harness.bundle harness.config harness.following harness.scopes harness.settings "
         "harness.state managed managed.snapshot workspaces workspaces.access workspaces.registry",
     'alice-harness stickers list --json':
-        "cli.harness cli.harness_stickers cli.harness_verbs core.beneath core.clock core.flock "
+        "core.lazy cli.harness cli.harness_stickers cli.harness_verbs core.beneath core.clock core.flock "
         "core.fs core.fs.codec core.fs.directories core.fs.explain core.fs.locked core.fs.moves "
         "core.fs.reads core.fs.temps core.fs.writes core.homes core.locks core.paths core.records "
         "core.resources stickers stickers.library stickers.pack",
     'alice-harness stickers cat alice-ink wave.png --json':
-        "cli.harness cli.harness_stickers cli.harness_verbs core.beneath core.clock core.flock "
+        "core.lazy cli.harness cli.harness_stickers cli.harness_verbs core.beneath core.clock core.flock "
         "core.fs core.fs.codec core.fs.directories core.fs.explain core.fs.locked core.fs.moves "
         "core.fs.reads core.fs.temps core.fs.writes core.homes core.locks core.paths core.records "
         "core.resources stickers stickers.library stickers.pack",
