@@ -14,7 +14,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 PACKAGES = sorted(".".join(p.parent.relative_to(REPO).parts) for p in (REPO / "openalice").rglob("__init__.py")
-                  if "def __getattr__" in p.read_text())
+                  if "def __getattr__" in p.read_text() or "lazy.exports(" in p.read_text())
 
 PROBE = """
 import importlib, sys, types
@@ -30,7 +30,8 @@ if bad:
 
 
 def test_lazy_packages_are_found():
-    assert {"openalice.harness", "openalice.conversations"} <= set(PACKAGES)
+    assert {"openalice.harness", "openalice.conversations", "openalice.stickers", "openalice.managed",
+            "openalice.agents", "openalice.issues"} <= set(PACKAGES)
 
 
 @pytest.mark.parametrize("package", PACKAGES)

@@ -122,7 +122,7 @@ def test_the_gate_path_loads_only_the_gate_and_the_config():
             "print(' '.join(sorted(m for m in sys.modules if m.startswith('openalice'))))")
     loaded = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True,
                             check=True).stdout.split()
-    assert loaded == ["openalice", "openalice.core", "openalice.core.errors", "openalice.core.output",
+    assert loaded == ["openalice", "openalice.core", "openalice.core.errors", "openalice.core.lazy", "openalice.core.output",
                       "openalice.core.patterns", "openalice.harness", "openalice.harness.config",
                       "openalice.harness.gate"]
 
