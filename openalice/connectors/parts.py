@@ -21,9 +21,9 @@ is never sent as if it were the published one.
 
 from __future__ import annotations
 
-import hashlib
 import os
 
+from openalice.core import digests
 from openalice.core.errors import AliceError, NotFound, PathEscape
 from openalice.inbox import files as inbox_files
 from openalice.inbox.references import parse as parse_references
@@ -156,7 +156,7 @@ def load_file(root, rel: str, published: str | None, *, cap: int,
         return LoadedFile(rel, None, "unreadable")
     if len(data) > cap:
         return LoadedFile(rel, None, f"larger than {cap // 1024} KiB")
-    current = "sha256:" + hashlib.sha256(data).hexdigest()
+    current = "sha256:" + digests.sha256_hex(data)
     if require_revision and current != published:
         return LoadedFile(rel, None, "changed since it was published", current)
     return LoadedFile(rel, data, None, current)

@@ -55,9 +55,9 @@ def safe_name(name: str) -> str:
         return encoded
     # Too long for a file name once hex-encoded: a digest ("h" is not a hex
     # digit, so this never equals an encoded name).
-    import hashlib  # lazy: only overlong names need a digest (hashlib loads OpenSSL)
+    from openalice.core import digests  # lazy: only overlong names need a digest
 
-    return "~h" + hashlib.sha256(name.encode("utf-8")).hexdigest()[:40]
+    return "~h" + digests.sha256_hex(name.encode("utf-8"))[:40]
 
 
 def openalice_home() -> Path:

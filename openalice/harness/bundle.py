@@ -20,13 +20,12 @@ skills, a skill over its own tree), so any byte change shows.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import stat
 from pathlib import Path
 
-from openalice.core import frontmatter, fs, patterns, resources
+from openalice.core import digests, frontmatter, fs, patterns, resources
 from openalice.core.errors import InvalidInput
 from openalice.core.records import field, record_class
 from openalice.managed import check_path
@@ -151,7 +150,7 @@ def _tree(directory: Path) -> dict[str, bytes]:
 
 
 def _revision(version: str, trees: Mapping[str, Mapping[str, bytes]]) -> str:
-    digest = hashlib.sha256()
+    digest = digests.sha256(total=sum(len(data) for files in trees.values() for data in files.values()))
     for skill in sorted(trees):
         for rel in sorted(trees[skill]):
             digest.update(f"{skill}/{rel}\0".encode("utf-8"))

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
 from datetime import datetime
 from pathlib import Path
 
 from openalice import managed
 from openalice.agents.shims import HARNESS_CONFIG
-from openalice.core import clock, fs, git
+from openalice.core import clock, digests, fs, git
 from openalice.core.errors import Conflict
 from openalice.core.records import field, record_class
 from openalice.workspaces.registry import available_root
@@ -106,7 +105,7 @@ def _config_bytes(cfg: configs.Config) -> bytes:
 
 def _fingerprint(path: Path) -> str:
     try:
-        return "file:" + hashlib.sha256(path.read_bytes()).hexdigest()
+        return "file:" + digests.sha256_hex(path.read_bytes())
     except FileNotFoundError:
         return "missing"
 

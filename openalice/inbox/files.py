@@ -87,9 +87,9 @@ def open_reference(root: os.PathLike | str, rel: str) -> int:
 
 
 def digest_fd(fd: int) -> str:
-    import hashlib  # lazy: only revisions need it, not a listing
+    from openalice.core import digests  # lazy: only revisions need it, not a listing
 
-    h = hashlib.sha256()
+    h = digests.sha256(total=os.fstat(fd).st_size)
     while True:
         chunk = os.read(fd, CHUNK)
         if not chunk:

@@ -39,11 +39,11 @@ another one.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from pathlib import Path
 
+from openalice.core import digests
 from openalice.core.errors import InvalidInput
 from openalice.core.records import field, record_class
 
@@ -208,7 +208,7 @@ def _digest(identity: dict, scope: tuple[str, ...], items: list[Item]) -> str:
            "items": [[i.path, list(i.copies), [b.fingerprint for b in i.base], [l.fingerprint for l in i.local],
                       i.incoming.fingerprint, i.forced] for i in items]}
     canonical = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    return digests.sha256_hex(canonical.encode("utf-8"))
 
 
 def _text(entry: Entry) -> str | None:

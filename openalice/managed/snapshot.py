@@ -23,15 +23,12 @@ content, so a damaged snapshot is refused rather than trusted.
 
 from __future__ import annotations
 
-import base64
-import gzip
-import hashlib
 import json
 import os
 import stat
 import zlib
 
-from openalice.core import fs
+from openalice.core import digests, fs
 from openalice.core.errors import AliceError, InvalidInput, OperationalError, PathEscape
 from openalice.core.paths import Root
 from openalice.core.records import record_class
@@ -73,6 +70,8 @@ class Entry:
             try:
                 return {"kind": "file", "fingerprint": self.fingerprint, "content": self.content.decode("utf-8")}
             except UnicodeDecodeError:
+                import base64  # lazy: only a binary file's entry (base64 loads struct)
+
                 return {"kind": "file", "fingerprint": self.fingerprint,
                         "contentBase64": base64.b64encode(self.content).decode("ascii")}
         if self.kind == "other":
@@ -84,7 +83,7 @@ MISSING = Entry("missing", "missing")
 
 
 def content_fingerprint(content: bytes | None) -> str:
-    return "missing" if content is None else "file:" + hashlib.sha256(content).hexdigest()
+    return "missing" if content is None else "file:" + digests.sha256_hex(content)
 
 
 def hashed_entry(sha256_hex: str | None) -> Entry:
@@ -101,7 +100,7 @@ def file_entry(content: bytes | None) -> Entry:
 
 
 def _other(detail: str) -> Entry:
-    return Entry("other", "other:" + hashlib.sha256(detail.encode("utf-8", "surrogateescape")).hexdigest(),
+    return Entry("other", "other:" + digests.sha256_hex(detail.encode("utf-8", "surrogateescape")),
                  detail=detail)
 
 
@@ -260,6 +259,8 @@ def walk(root: os.PathLike | str, trees: Iterable[str]) -> list[str]:
 def encode_snapshot(files: Mapping[str, Entry]) -> bytes:
     doc = {"schemaVersion": SCHEMA_VERSION, "files": {p: files[p].to_json() for p in sorted(files)}}
     raw = json.dumps(doc, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8")
+    import gzip  # lazy: only a snapshot being written is compressed
+
     return gzip.compress(raw, compresslevel=6, mtime=0)
 
 
@@ -340,6 +341,8 @@ def _entry_from_json(item: object, path, field: str) -> Entry:
     if keys == {"content"} and isinstance(item["content"], str):
         content = item["content"].encode("utf-8")
     elif keys == {"contentBase64"} and isinstance(item["contentBase64"], str):
+        import base64  # lazy: only a binary file's entry
+
         try:
             content = base64.b64decode(item["contentBase64"], validate=True)
         except ValueError:

@@ -11,8 +11,6 @@ Both answer the same calls (``pending``, ``leftovers``, ``prepare``, ``mark_comm
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 import os
 from pathlib import Path
@@ -155,6 +153,8 @@ class JournalFile:
                              root=self.root)
 
     def sides(self, journal: dict) -> tuple[dict[str, Entry], dict[str, str]]:
+        import base64  # lazy: only a transaction being recovered has sides to decode
+
         before = {}
         for rel, text in journal["before"].items():
             before[rel] = MISSING if text is None else file_entry(base64.b64decode(text))
@@ -175,6 +175,8 @@ def _b64(rel: str, entry: Entry) -> str:
         return "null"
     if entry.kind != "file":   # never touched: the plan refuses to write through one
         raise OperationalError(f"{rel}: cannot journal a non-regular entry ({entry.detail})")
+    import base64  # lazy: only a transaction being written journals its sides
+
     return '"' + base64.b64encode(entry.content).decode("ascii") + '"'
 
 
@@ -244,6 +246,9 @@ def _check_inline(data: object, path: Path) -> dict:
             raise bad("a touched path is missing", f"{key}/{rel}")
         for rel in sorted(set(side) - touched):
             raise bad("not a touched path", f"{key}/{rel}")
+    import base64  # lazy: only a prepared transaction has sides to check
+    import binascii
+
     for rel, text in sides["before"].items():
         if text is not None:
             try:

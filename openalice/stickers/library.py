@@ -18,12 +18,11 @@ never projected.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from datetime import datetime
 from pathlib import Path
 
-from openalice.core import clock, fs, paths, resources
+from openalice.core import clock, digests, fs, paths, resources
 from openalice.core.errors import Conflict, InvalidInput, NotFound
 
 from . import pack as packs
@@ -62,7 +61,7 @@ def current_path(pack_id: str) -> Path:
 
 
 def revision_dir(pack_id: str, revision: str) -> Path:
-    return pack_dir(pack_id) / "revisions" / hashlib.sha256(revision.encode("utf-8")).hexdigest()
+    return pack_dir(pack_id) / "revisions" / digests.sha256_hex(revision.encode("utf-8"))
 
 
 def _check_id(pack_id: str, field: str) -> str:

@@ -25,14 +25,13 @@ any byte of any of them gives another revision.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
 import stat
 from pathlib import Path
 
-from openalice.core import fs, patterns
+from openalice.core import digests, fs, patterns
 from openalice.core.errors import InvalidInput
 from openalice.core.records import field, record_class
 
@@ -207,7 +206,7 @@ def render_skill(manifest: Mapping) -> bytes:
 
 
 def revision_of(manifest: Mapping, skill: bytes, stickers) -> str:
-    digest = hashlib.sha256()
+    digest = digests.sha256()
     digest.update(b"pack.json\0")
     digest.update(json.dumps(manifest, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
     digest.update(b"\0SKILL.md\0")
@@ -232,7 +231,7 @@ def build(manifest: dict, read: Callable[[int, str], bytes], *, manifest_file, i
             raise _bad(f"the pack is more than {MAX_PACK_BYTES} bytes (32 MiB) with stickers/{n}; a pack is "
                        "at most 32 MiB", manifest_file, "stickers", code="pack_too_large")
         stickers.append(Sticker(file=name, description=item["description"], kind=kind,
-                                sha256=hashlib.sha256(data).hexdigest(), data=data))
+                                sha256=digests.sha256_hex(data), data=data))
     skill = render_skill(manifest)
     return Pack(id=manifest["id"], name=manifest["name"], version=manifest["version"],
                 revision=revision_of(manifest, skill, stickers), stickers=tuple(stickers), skill=skill,

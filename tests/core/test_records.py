@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from openalice.core import records
 from openalice.core.records import asdict, field, fields_of, record_class, replace
 
 
@@ -84,3 +85,66 @@ def test_no_module_of_the_toolkit_imports_dataclasses():
             if any(n == "dataclasses" or (n or "").startswith("dataclasses.") for n in names):
                 found.append(f"{path.relative_to(package.parent)}:{node.lineno}")
     assert found == [], found
+
+
+def wide_class(tier: str) -> type:
+    """A fresh record class; "compiled" has built enough instances to have its own ``__init__``."""
+    @record_class(frozen=True)
+    class Wide:
+        a: int
+        b: int
+        c: int
+        d: int = 4
+        e: list = field(default_factory=list)
+
+    if tier == "compiled":
+        generic = Wide.__init__
+        for _ in range(records.COMPILE_AFTER + 1):
+            Wide(1, 2, 3)
+        assert Wide.__init__ is not generic
+    return Wide
+
+
+def _reference(self, a, b, c, d=4, e=None):
+    """What Python says for the same method's signature (the errors name the function)."""
+
+
+_reference.__qualname__ = "Wide.__init__"
+
+
+@pytest.mark.parametrize("tier", ["generic", "compiled"])
+@pytest.mark.parametrize("args,kwargs", [
+    ((), {}), ((1,), {}), ((1, 2), {}), ((1,), {"c": 3}), ((1, 2, 3), {"a": 1}),
+    ((1, 2, 3), {"nope": 1}), ((), {"a": 1, "b": 2, "zz": 0}), ((1, 2, 3, 4, 5, 6), {}),
+])
+def test_a_bad_call_gets_the_error_python_gives_for_the_same_signature(tier, args, kwargs):
+    wide = wide_class(tier)
+    with pytest.raises(TypeError) as expected:
+        _reference(object(), *args, **kwargs)
+    with pytest.raises(TypeError) as got:
+        wide(*args, **kwargs)
+    assert str(got.value) == str(expected.value)
+
+
+@pytest.mark.parametrize("tier", ["generic", "compiled"])
+def test_every_way_of_giving_the_fields_builds_the_same_record(tier):
+    wide = wide_class(tier)
+    full = wide(1, 2, 3, 5, ["x"])
+    assert full == wide(1, 2, 3, d=5, e=["x"]) == wide(e=["x"], d=5, c=3, b=2, a=1)
+    assert (full.a, full.b, full.c, full.d, full.e) == (1, 2, 3, 5, ["x"])
+    assert list(vars(full)) == ["a", "b", "c", "d", "e"]
+    short = wide(1, 2, c=3)
+    assert (short.d, short.e) == (4, []) and short.e is not wide(1, 2, 3).e
+    with pytest.raises(AttributeError):
+        short.a = 2  # still frozen: __init__ fills the instance's dict directly
+    assert wide.__init__.__qualname__ == "Wide.__init__"
+
+
+def test_a_class_compiles_its_own_init_only_once_it_is_built_often():
+    wide = wide_class("generic")
+    generic = wide.__init__
+    for _ in range(records.COMPILE_AFTER):
+        wide(1, 2, 3)
+    assert wide.__init__ is generic
+    wide(1, 2, 3)
+    assert wide.__init__ is not generic and wide(1, 2, 3) == wide(1, 2, 3, 4, [])

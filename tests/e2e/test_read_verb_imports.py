@@ -30,13 +30,12 @@ COMMON = {"openalice", "openalice.cli", "openalice.cli._run", "openalice.cli._di
 #: Standard-library modules no read verb may load (each costs a read verb's start-up).
 HEAVY = {"argparse", "gettext", "locale", "shutil", "dataclasses", "inspect", "ast", "typing",
          "tempfile", "random", "threading", "subprocess", "hashlib", "secrets", "difflib",
-         "importlib.resources", "socket", "signal", "email", "uuid"}
+         "importlib.resources", "socket", "signal", "email", "uuid", "_hashlib", "gzip", "base64"}
 
-#: Where a verb needs one of them: the harness verbs hash (a pack's revision is the sha256 of its
-#: bytes, checked on every read; status and config compare files by their sha256 fingerprints).
-ALLOWED: dict[str, set] = {key: {"hashlib"} for key in (
-    "alice-harness status --workspace ws0 --json", "alice-harness config show --workspace ws0 --json",
-    "alice-harness stickers list --json", "alice-harness stickers cat alice-ink wave.png --json")}
+#: Where a verb needs one of them: `stickers cat --json` sends the image as base64.  (The harness
+#: verbs also hash a pack's revision and compare files by sha256, but through core.digests, which
+#: loads OpenSSL's ``_hashlib`` only past 256 KiB of bytes.)
+ALLOWED: dict[str, set] = {"alice-harness stickers cat alice-ink wave.png --json": {"base64"}}
 
 PINNED = {
     'alice workspace list --json':
@@ -190,9 +189,9 @@ PINNED = {
         "core.fs.temps core.fs.writes core.homes core.locks core.paths core.records "
         "core.resources core.secrets credentials credentials.catalog credentials.vault "
         "credentials.wires models models.ladder models.semantics",
-    # the workspace view's: a pack's revision and a plan's digest are sha256 (hashlib, allowed below)
+    # the workspace view's: a pack's revision and a plan's digest are sha256 (core.digests)
     'alice-harness status --workspace ws0 --json':
-        "core.lazy agents agents.shellrc agents.shims cli.harness cli.harness_verbs core.beneath core.clock "
+        "core.lazy core.digests agents agents.shellrc agents.shims cli.harness cli.harness_verbs core.beneath core.clock "
         "core.crash core.flock core.frontmatter core.frontmatter.flow core.frontmatter.model "
         "core.frontmatter.parser core.frontmatter.quoted core.frontmatter.reader "
         "core.frontmatter.scalars core.frontmatter.values core.frontmatter.writer core.fs "
@@ -207,7 +206,7 @@ PINNED = {
         "runs.tasks workspaces workspaces.access workspaces.checkout workspaces.registry "
         "workspaces.skills",
     'alice-harness config show --workspace ws0 --json':
-        "core.lazy agents agents.shellrc agents.shims cli.harness cli.harness_verbs core.beneath core.flock "
+        "core.lazy core.digests agents agents.shellrc agents.shims cli.harness cli.harness_verbs core.beneath core.flock "
         "core.frontmatter core.frontmatter.flow core.frontmatter.model core.frontmatter.parser "
         "core.frontmatter.quoted core.frontmatter.reader core.frontmatter.scalars "
         "core.frontmatter.values core.frontmatter.writer core.fs core.fs.codec core.fs.directories "
@@ -216,12 +215,12 @@ PINNED = {
         "harness.bundle harness.config harness.following harness.scopes harness.settings "
         "harness.state managed managed.snapshot workspaces workspaces.access workspaces.registry",
     'alice-harness stickers list --json':
-        "core.lazy cli.harness cli.harness_stickers cli.harness_verbs core.beneath core.clock core.flock "
+        "core.lazy core.digests cli.harness cli.harness_stickers cli.harness_verbs core.beneath core.clock core.flock "
         "core.fs core.fs.codec core.fs.directories core.fs.explain core.fs.locked core.fs.moves "
         "core.fs.reads core.fs.temps core.fs.writes core.homes core.locks core.paths core.records "
         "core.resources stickers stickers.library stickers.pack",
     'alice-harness stickers cat alice-ink wave.png --json':
-        "core.lazy cli.harness cli.harness_stickers cli.harness_verbs core.beneath core.clock core.flock "
+        "core.lazy core.digests cli.harness cli.harness_stickers cli.harness_verbs core.beneath core.clock core.flock "
         "core.fs core.fs.codec core.fs.directories core.fs.explain core.fs.locked core.fs.moves "
         "core.fs.reads core.fs.temps core.fs.writes core.homes core.locks core.paths core.records "
         "core.resources stickers stickers.library stickers.pack",

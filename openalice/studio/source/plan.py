@@ -3,13 +3,12 @@ without touching the work tree; the plan's digest names exactly what ``apply`` m
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from datetime import datetime
 from pathlib import Path
 
-from openalice.core import git
+from openalice.core import digests, git
 from openalice.core.errors import Busy, InvalidInput, Unavailable, UsageError
 from openalice.core.records import field, record_class
 from openalice.runs import admission
@@ -70,11 +69,11 @@ class Preview:
 
 
 def _digest(ws, receipt_bytes: bytes, plan: Preview) -> str:
-    doc = {"workspaceId": ws.id, "receipt": hashlib.sha256(receipt_bytes).hexdigest(),
+    doc = {"workspaceId": ws.id, "receipt": digests.sha256_hex(receipt_bytes),
            "repository": plan.receipt.repository, "fromCommit": plan.receipt.commit, "commit": plan.commit,
            "version": plan.version, "head": plan.head, "tree": plan.tree, "conflicts": plan.conflicts,
            "touched": plan.touched}
-    return hashlib.sha256(json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+    return digests.sha256_hex(json.dumps(doc, sort_keys=True, separators=(",", ":")).encode())
 
 
 def source_root(ws) -> Path:
