@@ -46,8 +46,7 @@ ALLOWED = {
     "models": set(),
     "preferences": {"agents", "credentials", "models"},
     "runs": {"agents", "issues", "journal", "sessions", "workspaces"},
-    # preferences: health reads each workspace's settings once per report (preferences.read_once)
-    "schedule": {"connectors", "conversations", "issues", "preferences", "runs", "workspaces"},
+    "schedule": {"connectors", "conversations", "issues", "runs", "workspaces"},
     "sessions": {"agents", "credentials", "journal", "models", "preferences"},
     "stickers": {"harness", "journal", "managed", "workspaces"},
     "studio": {"journal", "managed", "runs", "workspaces"},

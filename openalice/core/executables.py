@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 
+from openalice.core import once
+
 __all__ = ["which"]
 
 
@@ -19,7 +21,14 @@ def _runnable(candidate: str) -> bool:
 
 def which(name: str, path: str | None = None) -> str | None:
     """The first ``name`` on ``path`` (default ``$PATH``, else ``os.defpath``)
-    that is an executable file, or None; a ``name`` with a ``/`` is checked as it is."""
+    that is an executable file, or None; a ``name`` with a ``/`` is checked as it is.
+    Inside a ``core.once.report`` block each ``(name, path)`` is looked up once
+    (health asks it for every scheduled issue: a ``stat`` per directory each time)."""
+    return once.remembered("which", (name, path, None if path is not None else os.environ.get("PATH")),
+                           lambda: _which(name, path))
+
+
+def _which(name: str, path: str | None) -> str | None:
     if os.path.dirname(name):
         return name if _runnable(name) else None
     if path is None:

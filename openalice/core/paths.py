@@ -18,7 +18,7 @@ from . import homes
 from .beneath import MAX_SYMLINKS, Root, check_relative, contained_file, is_within, open_beneath, relative_to
 
 __all__ = [
-    "openalice_home", "harness_home", "state_dir", "data_dir", "locks_dir",
+    "openalice_home", "harness_home", "state_dir", "state_path", "data_dir", "locks_dir",
     "check_relative", "relative_to", "Root", "open_beneath", "contained_file", "is_within",
     "MAX_SYMLINKS", "safe_name",
 ]
@@ -70,6 +70,11 @@ def harness_home() -> Path:
 
 def state_dir() -> Path:
     return _under_home(homes.openalice_home(), "state")
+
+
+def state_path(relative: str) -> Path:
+    """``state_dir() / relative`` (``"runs"``, ``"schedule/cursors"``), made once per home."""
+    return _under_home(homes.openalice_home(), "state/" + relative)
 
 
 def data_dir() -> Path:

@@ -57,11 +57,11 @@ def _issue_id_of(path: str, stem: str) -> str | None:
 
 
 def cursors_dir() -> Path:
-    return paths.state_dir() / "schedule" / "cursors"
+    return paths.state_path("schedule/cursors")
 
 
 def cursor_path(workspace_id: str, issue_id: str) -> Path:
-    return cursors_dir() / safe_name(workspace_id) / f"{safe_name(issue_id)}.json"
+    return cursors_dir().joinpath(safe_name(workspace_id), f"{safe_name(issue_id)}.json")
 
 
 def _check(data: object, path: Path) -> dict:

@@ -6,7 +6,7 @@ import copy
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from openalice.core import fs, patterns, secrets
+from openalice.core import fs, once, patterns, secrets
 from openalice.core.errors import AliceError, InvalidInput
 from openalice.core.records import record_class
 from openalice.models.ladder import EFFORTS
@@ -141,40 +141,15 @@ def validate(data: Any, *, file: object = None) -> dict:
     return data
 
 
-class read_once:
-    """``with read_once():`` -- inside the block each workspace's settings are
-    read once and the answer reused (read-only callers only: the dicts are shared).
-
-    Why: a report over every scheduled issue (``alice-schedule health``) asks
-    readiness per issue, which resolves the binding, which reads the settings:
-    about 0.1 ms each (a third of an issue's health).  The block is one
-    report, so a change written meanwhile is seen by the next report, as if
-    the file had been read at the block's start.  Blocks nest (the outer one
-    keeps the answers)."""
-
-    _answers: dict | None = None
-
-    def __enter__(self) -> "read_once":
-        self._outer = read_once._answers is not None
-        if not self._outer:
-            read_once._answers = {}
-        return self
-
-    def __exit__(self, *exc) -> None:
-        if not self._outer:
-            read_once._answers = None
+#: ``with read_once():`` -- inside the block each workspace's settings are read once
+#: (``core.once``: health asks readiness per issue, which resolves the binding, which
+#: reads the settings, about 0.1 ms each: a third of an issue's health before).
+read_once = once.report
 
 
 def read(ws) -> SettingsRead:
     """Never raises for a bad file: ``ok``, ``absent`` or ``invalid``."""
-    answers = read_once._answers
-    if answers is None:
-        return _read(ws)
-    key = (ws.id, ws.path)
-    found = answers.get(key)
-    if found is None:
-        found = answers[key] = _read(ws)
-    return found
+    return once.remembered("workspace settings", (ws.id, ws.path), lambda: _read(ws))
 
 
 def _read(ws) -> SettingsRead:

@@ -74,7 +74,7 @@ def is_task_id(text: object) -> bool:
 
 
 def runs_dir() -> Path:
-    return paths.state_dir() / "runs"
+    return paths.state_path("runs")
 
 
 def _check_id(task_id: object) -> str:
@@ -96,11 +96,13 @@ def record_path(task_id: str) -> Path:
 
 def _index_paths(workspace_id: str | None, issue_id: str | None) -> list[Path]:
     base = runs_dir()
-    out = [base / "index.jsonl"]
+    # one joinpath per file, not a Path per component: health asks this for every issue
+    out = [base.joinpath("index.jsonl")]
     if workspace_id:
-        out.append(base / "by-workspace" / f"{paths.safe_name(workspace_id)}.jsonl")
+        ws_name = paths.safe_name(workspace_id)
+        out.append(base.joinpath("by-workspace", f"{ws_name}.jsonl"))
         if issue_id:
-            out.append(base / "by-issue" / paths.safe_name(workspace_id) / f"{paths.safe_name(issue_id)}.jsonl")
+            out.append(base.joinpath("by-issue", ws_name, f"{paths.safe_name(issue_id)}.jsonl"))
     return out
 
 

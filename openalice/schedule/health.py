@@ -237,13 +237,13 @@ def health_report(*, now: datetime, workspaces: list | None = None, reader=None,
     if reader is None:
         # lazy: the runs listing imports classify_failure, not the report
         from .address import read_issues as reader
-    from openalice.preferences import read_once  # lazy: (as above)
+    from openalice.core import once  # lazy: (as above)
 
     issues_out: list[dict] = []
     invalid: list[dict] = []
     ws_out: list[dict] = []
     deliveries: dict = {"unanswered": 0, "failed": 0, "failedComments": []}
-    with read_once():  # every issue's readiness reads its workspace's settings: once per report
+    with once.report():  # every issue's readiness reads its settings and PATH: once per report
         for ws in workspaces:
             _workspace_health(ws, reader, issue_id, now, issues_out, invalid, ws_out, deliveries)
     counts: dict[str, int] = {}

@@ -141,7 +141,7 @@ PINNED = {
         "core.fs.temps core.fs.writes core.homes core.jsonl core.jsonl_lines core.locks "
         "core.paths core.records runs runs.tasks",
     'alice-schedule health --json':
-        "core.lazy core.derived issues.index "
+        "core.once core.lazy core.derived issues.index "
         "core.executables agents agents.base agents.claude agents.registry agents.shellrc agents.shims cli.schedule cli.schedule_health "
         "core.beneath core.clock core.cron core.flock core.frontmatter core.frontmatter.flow "
         "core.frontmatter.model core.frontmatter.parser core.frontmatter.quoted "
@@ -171,7 +171,7 @@ PINNED = {
         "sessions.binding sessions.native sessions.resolve sessions.store workspaces workspaces.access "
         "workspaces.registry",
     'alice settings show --json':
-        "cli.alice cli.alice_settings core.beneath core.flock core.fs core.fs.codec "
+        "core.once cli.alice cli.alice_settings core.beneath core.flock core.fs core.fs.codec "
         "core.fs.directories core.fs.explain core.fs.locked core.fs.moves core.fs.reads "
         "core.fs.temps core.fs.writes core.homes core.locks core.paths core.records "
         "core.secrets models models.ladder preferences preferences.settings workspaces "
