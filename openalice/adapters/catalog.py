@@ -20,7 +20,7 @@ import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from openalice.core import fs
+from openalice.core import fs, schema_passes
 from openalice.core.errors import InvalidInput, NotFound
 from openalice.core.paths import harness_home, is_within
 from openalice.core.records import field, record_class
@@ -196,7 +196,7 @@ def catalog_problems(document: object, path: os.PathLike | str) -> list[Problem]
     """Every problem of a catalog document: schema violations, then duplicate
     ids and wrappers across entries (each naming both entries)."""
     problems = [Problem(v.instance_path, v.message)
-                for v in schema_validator("adapters").errors(document)]
+                for v in schema_passes.violations("adapters", document)]
     if problems:
         return problems
     base_dir = Path(os.path.abspath(os.fspath(path))).parent

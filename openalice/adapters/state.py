@@ -20,12 +20,12 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
-from openalice.core import fs, patterns
+from openalice.core import fs, patterns, schema_passes
 from openalice.core.errors import InvalidInput
 from openalice.core.paths import harness_home
 from openalice.core.records import field, record_class
 
-from .catalog import AdapterEntry, schema_validator, suggest
+from .catalog import AdapterEntry, suggest
 
 __all__ = [
     "STATE_VERSION", "AdapterState", "state_path", "load_state", "check_config_key",
@@ -88,7 +88,7 @@ def check_config_value(key: str, value: object, *, file: object = None) -> None:
 
 
 def _check_document(document: object, path: Path, *, allow_secret_config: bool = False) -> dict:
-    violations = schema_validator("adapters-state").errors(document)
+    violations = schema_passes.violations("adapters-state", document)
     if violations:
         first = violations[0]
         more = f" (and {len(violations) - 1} more)" if len(violations) > 1 else ""

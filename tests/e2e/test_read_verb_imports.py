@@ -155,15 +155,13 @@ PINNED = {
         "schedule.address schedule.health sessions sessions.binding sessions.native "
         "sessions.resolve sessions.store workspaces workspaces.access workspaces.registry",
     'harness-adapter list --json':
-        "adapters adapters.catalog adapters.effective adapters.envfile adapters.invoke adapters.vault_link "
-        "adapters.models adapters.state cli.adapter cli.adapter_verbs core.beneath core.clock "
-        "core.ecma_regex core.flock core.fs core.fs.codec core.fs.directories core.fs.explain "
-        "core.fs.locked core.fs.moves core.fs.reads core.fs.temps core.fs.writes core.homes "
-        "core.locks core.paths core.records core.redact core.resources core.schema "
-        "core.schema.applicators core.schema.arrays core.schema.compiler core.schema.instances "
-        "core.schema.limits core.schema.nodes core.schema.objects core.schema.refs "
-        "core.schema.report core.schema.strings core.schema.validator core.schema.vocabularies "
-        "core.secrets credentials credentials.vault credentials.wires models models.ladder",  # (vault links)
+        "adapters adapters.catalog adapters.effective adapters.envfile adapters.invoke "
+        "adapters.vault_link adapters.models adapters.state cli.adapter cli.adapter_verbs "
+        "core.beneath core.clock core.flock core.fs core.fs.codec core.fs.directories "
+        "core.fs.explain core.fs.locked core.fs.moves core.fs.reads core.fs.temps core.fs.writes "
+        "core.homes core.locks core.paths core.records core.redact core.resources core.secrets "
+        "credentials credentials.vault credentials.wires models models.ladder core.digests "
+        "core.schema_passes",  # (vault links)
     'alice session list --json':
         "cli.alice cli.alice_session core.beneath core.clock core.flock core.fs core.fs.codec "
         "core.fs.directories core.fs.explain core.fs.locked core.fs.moves core.fs.reads "
@@ -178,7 +176,7 @@ PINNED = {
         "workspaces.access workspaces.registry",
     'alice credential list --json':
         # (the adapter modules: where the other secret store is, and what the vault could link)
-        "adapters adapters.catalog adapters.envfile adapters.vault_link "
+        "core.digests core.schema_passes adapters adapters.catalog adapters.envfile adapters.vault_link "
         "cli.alice cli.alice_credential core.beneath core.clock core.flock core.fs "
         "core.fs.codec core.fs.directories core.fs.explain core.fs.locked core.fs.moves "
         "core.fs.reads core.fs.temps core.fs.writes core.homes core.locks core.paths "
@@ -238,6 +236,9 @@ def state(tmp_path_factory):
     values = read_verbs.build_state(base, env, lambda name: [tool_path(name)])
     # the issue index warm, as on a machine in use (a first read also creates its directory)
     subprocess.run([tool_path("alice"), "issue", "board", "--json"], env=env, capture_output=True,
+                   check=True, cwd=str(base))
+    # and the adapter catalog's schema pass recorded (core.schema_passes), as after any first use
+    subprocess.run([tool_path("harness-adapter"), "list", "--json"], env=env, capture_output=True,
                    check=True, cwd=str(base))
     return base, env, values
 
