@@ -5,9 +5,9 @@ import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "openalice"
-# CPython's builtin SHA-256 module is ``_sha256`` in 3.11 and ``_sha2`` from 3.12
-# (openalice/core/digests.py tries both): standard library under either version's name.
-ALLOWED = set(sys.stdlib_module_names) | {"openalice", "__future__", "_sha256", "_sha2"}
+# ``_sha256`` is CPython 3.11's builtin SHA-256 module (3.12 renamed it, and its
+# stdlib_module_names no longer list it; openalice/core/digests.py then uses hashlib).
+ALLOWED = set(sys.stdlib_module_names) | {"openalice", "__future__", "_sha256"}
 
 
 def imports_of(path: Path):
