@@ -5,9 +5,10 @@ import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "openalice"
-# ``_sha256`` is CPython 3.11's builtin SHA-256 module (3.12 renamed it, and its
-# stdlib_module_names no longer list it; openalice/core/digests.py then uses hashlib).
-ALLOWED = set(sys.stdlib_module_names) | {"openalice", "__future__", "_sha256"}
+# CPython's builtin SHA-256 module under both of its names (``_sha256`` to 3.11, ``_sha2`` from
+# 3.12: each version's stdlib_module_names lists only its own); openalice/core/digests.py
+# imports the one the running interpreter lists.
+ALLOWED = set(sys.stdlib_module_names) | {"openalice", "__future__", "_sha256", "_sha2"}
 
 
 def imports_of(path: Path):

@@ -57,3 +57,30 @@ def test_many_small_inputs_switch_to_openssl_once_they_add_up():
 
 def test_once_hashlib_is_loaded_every_hash_uses_it():
     assert fresh("import hashlib\nprint(type(digests.sha256(b'a')) is type(hashlib.sha256()))") == ["True"]
+
+
+def _interpreters() -> list[str]:
+    """This interpreter, and any CPython 3.12+ on PATH (the builtin hash's module was renamed there)."""
+    import shutil
+
+    found = [sys.executable]
+    for name in ("python3.12", "python3.13", "python3.14"):
+        path = shutil.which(name)
+        if path and subprocess.run([path, "-c", "pass"], capture_output=True).returncode == 0:
+            found.append(path)
+    return found
+
+
+@pytest.mark.parametrize("python", _interpreters())
+def test_every_version_hashes_small_inputs_without_openssl(python):
+    # the builtin module is the one this interpreter's stdlib_module_names lists (_sha256 on 3.11,
+    # _sha2 on 3.12+); the module runs from the checkout, so no install is needed for other versions
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(digests.__file__))))
+    code = ("import sys\nfrom openalice.core import digests\nprint(digests.sha256_hex(b'abc'))\n"
+            "print(digests._small_constructor().__module__ in digests.BUILTIN_MODULES"
+            " or type(digests._small_constructor()(b'')).__module__ in digests.BUILTIN_MODULES)\n"
+            "print('_hashlib' in sys.modules)")
+    out = subprocess.run([python, "-I", "-c", f"import sys; sys.path.insert(0, {root!r})\n" + code],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == [hashlib.sha256(b"abc").hexdigest(), "True", "False"]
